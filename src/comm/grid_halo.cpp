@@ -1,0 +1,187 @@
+// GridHalo: plan construction, pack/unpack kernels and the non-blocking message exchange.
+#include "comm/grid_halo.hpp"
+
+#include "core/error.hpp"
+
+namespace stratus {
+
+namespace {
+// Whether MPI can read the default memory space directly (true on host backends).
+constexpr bool kHostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+int link_tag(int ox, int oy, int oz) { return (ox + 1) * 9 + (oy + 1) * 3 + (oz + 1); }
+}  // namespace
+
+GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars, int width, bool corners,
+                   HaloTransport transport)
+    : decomp_(decomp), grid_(grid), max_vars_(max_vars), width_(width), transport_(transport) {
+  STRATUS_REQUIRE(max_vars >= 1, "halo needs at least one variable");
+  STRATUS_REQUIRE(width >= 1, "halo width must be >= 1, got " << width);
+  for (int d = 0; d < 3; ++d) {
+    STRATUS_REQUIRE(grid.ng[d] == 0 || width <= grid.ng[d],
+                    "halo width " << width << " exceeds the grid's ghost width " << grid.ng[d]);
+    STRATUS_REQUIRE(grid.ng[d] == 0 || grid.n[d] >= width,
+                    "halo width " << width << " exceeds the " << grid.n[d] << " owned cells in direction " << d);
+  }
+  for (int ox = -1; ox <= 1; ++ox)
+    for (int oy = -1; oy <= 1; ++oy)
+      for (int oz = -1; oz <= 1; ++oz) {
+        const int o[3] = {ox, oy, oz};
+        const int nonzero = (ox != 0) + (oy != 0) + (oz != 0);
+        if (nonzero == 0 || (!corners && nonzero > 1)) continue;
+        bool active = true;
+        for (int d = 0; d < 3; ++d)
+          if (o[d] != 0 && grid.ng[d] == 0) active = false;  // no ghosts in that direction
+        if (!active) continue;
+        const int r = decomp.neighbor(ox, oy, oz);
+        if (r == MPI_PROC_NULL) continue;
+        Link l;
+        l.rank = r;
+        l.send_tag = link_tag(ox, oy, oz);
+        l.recv_tag = link_tag(-ox, -oy, -oz);
+        for (int d = 0; d < 3; ++d) {
+          const int ng = grid.ng[d], n = grid.n[d];
+          if (o[d] == 0) {
+            l.owned.lo[d] = l.ghost.lo[d] = ng;
+            l.owned.hi[d] = l.ghost.hi[d] = ng + n;
+          } else if (o[d] > 0) {
+            l.owned.lo[d] = ng + n - width;
+            l.owned.hi[d] = ng + n;
+            l.ghost.lo[d] = ng + n;
+            l.ghost.hi[d] = ng + n + width;
+          } else {
+            l.owned.lo[d] = ng;
+            l.owned.hi[d] = ng + width;
+            l.ghost.lo[d] = ng - width;
+            l.ghost.hi[d] = ng;
+          }
+        }
+        l.cells = l.owned.cells();
+        offset_.push_back(total_cells_);
+        total_cells_ += l.cells;
+        links_.push_back(l);
+      }
+  send_ = Buffer1D("halo::send", total_cells_ * max_vars);
+  recv_ = Buffer1D("halo::recv", total_cells_ * max_vars);
+  if (!kHostAccessible && transport_ == HaloTransport::host_staged) {
+    send_host_ = Kokkos::View<double*, Kokkos::HostSpace>("halo::send_host", total_cells_ * max_vars);
+    recv_host_ = Kokkos::View<double*, Kokkos::HostSpace>("halo::recv_host", total_cells_ * max_vars);
+  }
+}
+
+GridHalo::~GridHalo() {
+  // A pending exchange (an exception between start and finish) must not leave MPI writing freed memory.
+  if (in_flight_) {
+    MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall(static_cast<int>(reqs_send_.size()), reqs_send_.data(), MPI_STATUSES_IGNORE);
+  }
+}
+
+void GridHalo::pack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf) const {
+  const int nv = static_cast<int>(f.extent(0));
+  const int bx = b.hi[0] - b.lo[0], by = b.hi[1] - b.lo[1], bz = b.hi[2] - b.lo[2];
+  const int x0 = b.lo[0], y0 = b.lo[1], z0 = b.lo[2];
+  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>;
+  Kokkos::parallel_for(
+      "halo::pack", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
+        buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i) = f(v, z0 + k, y0 + j, x0 + i);
+      });
+}
+
+void GridHalo::unpack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf, bool add) const {
+  const int nv = static_cast<int>(f.extent(0));
+  const int bx = b.hi[0] - b.lo[0], by = b.hi[1] - b.lo[1], bz = b.hi[2] - b.lo[2];
+  const int x0 = b.lo[0], y0 = b.lo[1], z0 = b.lo[2];
+  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>;
+  if (add) {
+    Kokkos::parallel_for(
+        "halo::unpack_add", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
+          f(v, z0 + k, y0 + j, x0 + i) += buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "halo::unpack", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
+          f(v, z0 + k, y0 + j, x0 + i) = buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i);
+        });
+  }
+}
+
+// The one place that decides where MPI reads and writes: the device buffers themselves (host backends,
+// or GPU-aware MPI), or host mirrors copied to and from the device around the messages.
+void GridHalo::post(int nvar, bool reverse) {
+  const bool staged = !kHostAccessible && transport_ == HaloTransport::host_staged;
+  const long long used = total_cells_ * nvar;
+  if (staged) {
+    Kokkos::deep_copy(Kokkos::subview(send_host_, std::make_pair(0LL, used)),
+                      Kokkos::subview(send_, std::make_pair(0LL, used)));
+  }
+  double* sbuf = staged ? send_host_.data() : send_.data();
+  double* rbuf = staged ? recv_host_.data() : recv_.data();
+  reqs_recv_.assign(links_.size(), MPI_REQUEST_NULL);
+  reqs_send_.assign(links_.size(), MPI_REQUEST_NULL);
+  for (std::size_t n = 0; n < links_.size(); ++n) {
+    const Link& l = links_[n];
+    const int count = static_cast<int>(l.cells * nvar);
+    // In reverse (scatter_add) the roles of the tags swap: data flows from ghost to owner.
+    const int rtag = reverse ? l.send_tag : l.recv_tag;
+    STRATUS_MPI_CHECK(MPI_Irecv(rbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, rtag, decomp_.comm(), &reqs_recv_[n]));
+  }
+  for (std::size_t n = 0; n < links_.size(); ++n) {
+    const Link& l = links_[n];
+    const int count = static_cast<int>(l.cells * nvar);
+    const int stag = reverse ? l.recv_tag : l.send_tag;
+    STRATUS_MPI_CHECK(MPI_Isend(sbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, stag, decomp_.comm(), &reqs_send_[n]));
+  }
+  in_flight_ = true;
+}
+
+void GridHalo::wait_recvs() {
+  STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE));
+  if (!kHostAccessible && transport_ == HaloTransport::host_staged) {
+    const long long used = total_cells_ * active_nvar_;
+    Kokkos::deep_copy(Kokkos::subview(recv_, std::make_pair(0LL, used)),
+                      Kokkos::subview(recv_host_, std::make_pair(0LL, used)));
+  }
+}
+
+void GridHalo::wait_sends() {
+  STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_send_.size()), reqs_send_.data(), MPI_STATUSES_IGNORE));
+  in_flight_ = false;
+}
+
+void GridHalo::start(const Field4D& f) {
+  STRATUS_REQUIRE(!in_flight_, "halo start() called twice without finish()");
+  const int nvar = static_cast<int>(f.extent(0));
+  STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
+  STRATUS_REQUIRE(static_cast<int>(f.extent(3)) == grid_.extent(0) && static_cast<int>(f.extent(2)) == grid_.extent(1) &&
+                      static_cast<int>(f.extent(1)) == grid_.extent(2),
+                  "field '" << f.label() << "' does not have the halo's grid extents");
+  active_nvar_ = nvar;
+  for (std::size_t n = 0; n < links_.size(); ++n) pack(f, links_[n].owned, offset_[n] * nvar, send_);
+  ExecSpace().fence();
+  post(nvar, false);
+}
+
+void GridHalo::finish(const Field4D& f) {
+  STRATUS_REQUIRE(in_flight_, "halo finish() without start()");
+  STRATUS_REQUIRE(static_cast<int>(f.extent(0)) == active_nvar_, "halo finish() on a different field than start()");
+  wait_recvs();
+  for (std::size_t n = 0; n < links_.size(); ++n) unpack(f, links_[n].ghost, offset_[n] * active_nvar_, recv_, false);
+  ExecSpace().fence();
+  wait_sends();
+}
+
+void GridHalo::scatter_add(const Field4D& f) {
+  STRATUS_REQUIRE(!in_flight_, "halo scatter_add() during an exchange");
+  const int nvar = static_cast<int>(f.extent(0));
+  STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
+  active_nvar_ = nvar;
+  for (std::size_t n = 0; n < links_.size(); ++n) pack(f, links_[n].ghost, offset_[n] * nvar, send_);
+  ExecSpace().fence();
+  post(nvar, true);
+  wait_recvs();
+  for (std::size_t n = 0; n < links_.size(); ++n) unpack(f, links_[n].owned, offset_[n] * nvar, recv_, true);
+  ExecSpace().fence();
+  wait_sends();
+}
+
+}  // namespace stratus

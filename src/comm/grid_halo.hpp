@@ -1,0 +1,85 @@
+// Halo (ghost-cell) exchange for fields on a decomposed Cartesian grid. The plan (neighbours, regions,
+// buffer offsets, persistent buffers) is built once; start() packs with Kokkos kernels and posts the
+// non-blocking messages, finish() waits and unpacks, so interior work can run in between. Messages go to
+// all 26 neighbours (faces, edges, corners) at once, so corner ghosts are filled in one round without
+// ordering the directions; corners can be switched off for face-only stencils. scatter_add() is the
+// reverse: ghost values are added into the owners' cells (charge deposition). Walls (non-periodic
+// edges) are left alone: boundary conditions belong to the physics. Host-staged versus GPU-aware MPI is
+// decided in exactly one place (HaloBuffer).
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+#include "core/types.hpp"
+#include "domain/cart_decomp.hpp"
+#include "domain/local_grid.hpp"
+
+namespace stratus {
+
+/// How message buffers reach MPI when the default memory space is not host-accessible.
+enum class HaloTransport { host_staged, gpu_aware };
+
+class GridHalo {
+ public:
+  /// Fields exchanged have up to max_vars variables and the layout of `grid`; `width` ghost layers
+  /// (1 <= width <= grid ghost width) are filled in every direction that has ghosts. Collective-free.
+  GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars, int width, bool corners = true,
+           HaloTransport transport = HaloTransport::host_staged);
+  ~GridHalo();
+  GridHalo(const GridHalo&) = delete;
+  GridHalo& operator=(const GridHalo&) = delete;
+
+  /// Packs owned boundary cells of all variables of f and posts the messages.
+  void start(const Field4D& f);
+  /// Waits for the messages posted by start(f) and writes the ghost cells of f.
+  void finish(const Field4D& f);
+  /// start(f) then finish(f).
+  void exchange(const Field4D& f) {
+    start(f);
+    finish(f);
+  }
+  /// Adds every ghost cell's value into the owned cell it images (on whichever rank owns it). Ghost
+  /// values are left as they were. Blocking.
+  void scatter_add(const Field4D& f);
+
+  int width() const { return width_; }
+  /// Number of distinct messages sent per exchange (for diagnostics and tests).
+  int message_count() const { return static_cast<int>(links_.size()); }
+
+ private:
+  struct Box {  // half-open index ranges in array indices (ghosts included), x y z
+    int lo[3], hi[3];
+    long long cells() const {
+      return static_cast<long long>(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+    }
+  };
+  struct Link {
+    int rank;        // neighbour's rank
+    int send_tag;    // tag of the message to it
+    int recv_tag;    // tag of the message from it
+    Box owned;       // my owned cells it needs (sent by start, added into by scatter_add)
+    Box ghost;       // my ghost cells it fills (received by finish, sent by scatter_add)
+    long long cells; // cells per variable (equal for owned and ghost)
+  };
+  void post(int nvar, bool reverse);
+  void wait_recvs();
+  void wait_sends();
+  void pack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf) const;
+  void unpack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf, bool add) const;
+
+  const CartDecomp& decomp_;
+  LocalGrid grid_;
+  int max_vars_, width_;
+  HaloTransport transport_;
+  std::vector<Link> links_;
+  std::vector<long long> offset_;  // start of each link's data in the buffers, per variable count 1
+  long long total_cells_ = 0;
+  Buffer1D send_, recv_;
+  Kokkos::View<double*, Kokkos::HostSpace> send_host_, recv_host_;  // only when staging through the host
+  std::vector<MPI_Request> reqs_recv_, reqs_send_;
+  int active_nvar_ = 0;
+  bool in_flight_ = false;
+};
+
+}  // namespace stratus

@@ -1,0 +1,31 @@
+// Logging: info lines from rank 0 only (unless verbose), warnings and errors tagged with the rank.
+// Not thread-safe and not meant for device code.
+#pragma once
+#include <sstream>
+#include <string>
+
+namespace stratus::log {
+
+enum class Level { quiet = 0, info = 1, debug = 2 };
+
+void set_level(Level level);
+Level level();
+
+/// Printed by rank 0 only.
+void info(const std::string& msg);
+/// Printed by rank 0 only, when the level is debug.
+void debug(const std::string& msg);
+/// Printed by any rank that calls it, prefixed with "[rank r] warning:".
+void warn(const std::string& msg);
+/// Printed by any rank that calls it, prefixed with "[rank r] error:" to stderr.
+void error(const std::string& msg);
+
+/// Concatenates its arguments with operator<<.
+template <class... Args>
+std::string cat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+}  // namespace stratus::log

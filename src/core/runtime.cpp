@@ -1,0 +1,91 @@
+// MPI + Kokkos initialisation, and the build/dependency summary printed by `stratus info`.
+#include "core/runtime.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <boost/version.hpp>
+#include <fftw3.h>
+#include <hdf5.h>
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "stratus/version.hpp"
+
+namespace stratus {
+
+Runtime::Runtime(int& argc, char**& argv) {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    own_mpi_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  // Errors from MPI calls come back as return codes so that they can be reported with a location.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  Kokkos::initialize(argc, argv);
+}
+
+Runtime::~Runtime() {
+  Kokkos::finalize();
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (own_mpi_ && !fin) MPI_Finalize();
+}
+
+std::string build_info() {
+  std::ostringstream os;
+  os << "Stratus " << kVersion << " (git " << kGitHash << ")\n";
+  os << "  C++ compiler: " <<
+#if defined(__clang__)
+      "clang " << __clang_major__ << "." << __clang_minor__
+#elif defined(__GNUC__)
+      "gcc " << __GNUC__ << "." << __GNUC_MINOR__ << "." << __GNUC_PATCHLEVEL__
+#else
+      "unknown"
+#endif
+     << ", C++" << __cplusplus / 100 % 100 << "\n";
+  os << "  Kokkos: " << KOKKOS_VERSION / 10000 << "." << KOKKOS_VERSION / 100 % 100 << "."
+     << KOKKOS_VERSION % 100 << ", default execution space " << Kokkos::DefaultExecutionSpace::name()
+     << " (concurrency " << Kokkos::DefaultExecutionSpace().concurrency() << ")"
+     << ", host space " << Kokkos::DefaultHostExecutionSpace::name() << "\n";
+  os << "  Kokkos backends:";
+#ifdef KOKKOS_ENABLE_SERIAL
+  os << " Serial";
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  os << " OpenMP";
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  os << " CUDA";
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  os << " HIP";
+#endif
+  os << "\n";
+  char mpi_lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(mpi_lib, &len);
+  std::string mpi(mpi_lib, static_cast<std::size_t>(len));
+  if (auto nl = mpi.find('\n'); nl != std::string::npos) mpi = mpi.substr(0, nl);
+  int ver = 0, sub = 0;
+  MPI_Get_version(&ver, &sub);
+  os << "  MPI: " << mpi << " (standard " << ver << "." << sub << ")\n";
+  unsigned maj = 0, min = 0, rel = 0;
+  H5get_libversion(&maj, &min, &rel);
+  os << "  HDF5: " << maj << "." << min << "." << rel
+#ifdef H5_HAVE_PARALLEL
+     << " (parallel)"
+#else
+     << " (serial)"
+#endif
+     << "\n";
+  os << "  Boost: " << BOOST_VERSION / 100000 << "." << BOOST_VERSION / 100 % 1000 << "." << BOOST_VERSION % 100
+     << "\n";
+  os << "  FFTW: " << fftw_version << "\n";
+  return os.str();
+}
+
+}  // namespace stratus

@@ -1,0 +1,33 @@
+// RAII owner of MPI and Kokkos. Exactly one Runtime lives in a process (the executable's main or a
+// test main); it initialises MPI (thread level FUNNELED) then Kokkos, and finalises in reverse order.
+// It does not parse Stratus' own command line.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+namespace stratus {
+
+class Runtime {
+ public:
+  /// argc/argv are passed to MPI and Kokkos (so --kokkos-* options work); both may be modified.
+  Runtime(int& argc, char**& argv);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  MPI_Comm comm() const { return MPI_COMM_WORLD; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool own_mpi_ = false;
+};
+
+/// Human-readable versions of everything this build links, one item per line (for `stratus info`).
+std::string build_info();
+
+}  // namespace stratus

@@ -1,0 +1,88 @@
+// Grid snapshots in parallel HDF5 with XDMF sidecars, and the per-run history table (CSV).
+//
+// A snapshot is one file <dir>/<prefix>_<step, 6 digits>.h5 written collectively (MPI-IO): one dataset
+// /fields/<name> of global shape (nz, ny, nx) per variable, each rank writing its owned cells as a
+// hyperslab, so the file does not depend on the rank count; attributes carry time, step, units and
+// provenance (deck text, version, git hash, ranks, decomposition). Beside it, <prefix>_<step>.xmf
+// (a 3DCoRectMesh with cell-centred attributes) and the time series <dir>/<prefix>.xmf, which ParaView
+// and VisIt open directly. XDMF files are rewritten atomically (temporary name, then rename).
+// This module does not decide when to write; the run loop does.
+#pragma once
+#include <mpi.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "domain/cart_decomp.hpp"
+#include "domain/local_grid.hpp"
+
+namespace stratus {
+
+/// A variable of a Field4D to write: component `index` of the var dimension, named and with its unit.
+struct GridVariable {
+  std::string name;
+  std::string unit;
+  int index = 0;
+};
+
+/// What a file says about the run that wrote it (the writer adds version, git hash, ranks, decomposition).
+struct Provenance {
+  std::string physics;        // e.g. "advection"
+  std::string deck_text;      // the deck exactly as read
+  std::string resolved_deck;  // every key with its resolved value
+  std::string length_unit = "m";
+  std::string time_unit = "s";
+};
+
+class GridSnapshotWriter {
+ public:
+  /// dir is created (by rank 0) on the first write, not before. Collective over decomp.comm().
+  GridSnapshotWriter(const CartDecomp& decomp, const LocalGrid& grid, std::string dir, std::string prefix,
+                     Provenance prov);
+  ~GridSnapshotWriter();
+
+  /// Collective. Writes the owned cells of the listed variables of `state` (a field laid out on the local
+  /// grid, ghosts included) at (step, time); returns the path of the .h5 file.
+  std::string write(const Field4D& state, const std::vector<GridVariable>& vars, long step, double time);
+
+  /// Totals over this writer's life on this rank: bytes of field data written by all ranks, and seconds
+  /// spent in write() (for the output-bandwidth line of the run summary).
+  double bytes_written() const { return bytes_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  const CartDecomp& decomp_;
+  LocalGrid grid_;
+  std::string dir_, prefix_;
+  Provenance prov_;
+  struct Frame {
+    std::string h5_name;  // relative to dir_
+    long step;
+    double time;
+    std::vector<GridVariable> vars;
+  };
+  std::vector<Frame> frames_;
+  double bytes_ = 0.0, seconds_ = 0.0;
+};
+
+/// The per-run history table: a CSV with a header row and one row per append(), written and flushed by
+/// rank 0 only (other ranks hold no file). Values print with 17 significant digits.
+class HistoryTable {
+ public:
+  /// Creates (truncates) the file on rank 0, creating the directory if needed.
+  HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns);
+  /// values.size() must equal the number of columns; call on every rank (only rank 0 writes).
+  void append(const std::vector<double>& values);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::size_t ncol_ = 0;
+  bool root_ = false;
+  std::unique_ptr<std::ofstream> out_;
+};
+
+}  // namespace stratus
