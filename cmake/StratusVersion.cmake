@@ -15,3 +15,8 @@ if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
   endif()
 endif()
 configure_file("${CMAKE_SOURCE_DIR}/src/core/version.hpp.in" "${CMAKE_BINARY_DIR}/generated/stratus/version.hpp" @ONLY)
+
+# The built-in default deck is compiled into the executable.
+file(READ "${CMAKE_SOURCE_DIR}/inputs/default.ini" STRATUS_DEFAULT_DECK)
+configure_file("${CMAKE_SOURCE_DIR}/src/default_deck.hpp.in" "${CMAKE_BINARY_DIR}/generated/stratus/default_deck.hpp" @ONLY)
+set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/inputs/default.ini")

@@ -1,1 +1,184 @@
-int main() { return 0; }
+// The stratus executable: command line -> Runtime -> Deck -> physics registry -> run loop.
+//   stratus run [DECK] [--set section.key=value]...   run a deck (the built-in default deck without one)
+//   stratus check [DECK] [--set ...]                  validate, print the resolved set-up, do not run
+//   stratus help-deck [SECTION]                       every deck key with type, default, unit and help
+//   stratus info                                      version, backends, devices, library versions
+// Exit codes: 0 success, 1 runtime failure, 2 bad input (nothing written), 3 stopped by a signal.
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "domain/grid_options.hpp"
+#include "driver/run_loop.hpp"
+#include "driver/simulation.hpp"
+#include "input/deck.hpp"
+#include "register.hpp"
+#include "stratus/default_deck.hpp"
+#include "stratus/version.hpp"
+
+namespace po = boost::program_options;
+using namespace stratus;
+
+namespace {
+
+const char* kUsage =
+    "usage: stratus <command> [DECK] [options]\n"
+    "commands:\n"
+    "  run [DECK]         run a deck (without DECK: the built-in default deck)\n"
+    "  check [DECK]       validate a deck; print the resolved set-up, memory estimate and decomposition\n"
+    "  help-deck [SECTION] list every deck key with type, default, unit and help\n"
+    "  info               version, git hash, Kokkos backends and devices, MPI and HDF5 versions\n";
+
+struct Cli {
+  std::string command;
+  std::string deck;  // path, or empty for the built-in default deck / help-deck section
+  std::vector<std::string> overrides;
+  bool quiet = false, verbose = false;
+};
+
+Cli parse_cli(int argc, char** argv) {
+  po::options_description opts("options");
+  opts.add_options()("help,h", "show this help")("version", "print the version")(
+      "set,s", po::value<std::vector<std::string>>()->composing(), "override a deck key: --set section.key=value")(
+      "quiet,q", "only warnings and errors")("verbose,v", "debug output");
+  po::options_description hidden;
+  hidden.add_options()("command", po::value<std::string>())("deck", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("command", 1).add("deck", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string("command line: ") + e.what() + " (see stratus --help)");
+  }
+  Cli cli;
+  if (vm.count("help")) {
+    std::ostringstream os;
+    os << kUsage << opts;
+    cli.command = "help:" + os.str();
+    return cli;
+  }
+  if (vm.count("version")) {
+    cli.command = "version";
+    return cli;
+  }
+  if (!vm.count("command")) throw InputError(std::string("command line: no command given\n") + kUsage);
+  cli.command = vm["command"].as<std::string>();
+  if (vm.count("deck")) cli.deck = vm["deck"].as<std::string>();
+  if (vm.count("set")) cli.overrides = vm["set"].as<std::vector<std::string>>();
+  cli.quiet = vm.count("quiet") > 0;
+  cli.verbose = vm.count("verbose") > 0;
+  const std::string c = cli.command;
+  if (c != "run" && c != "check" && c != "help-deck" && c != "info")
+    throw InputError("command line: unknown command '" + c + "'\n" + kUsage);
+  if ((c == "info") && !cli.deck.empty()) throw InputError("command line: 'info' takes no argument");
+  if ((c == "info" || c == "help-deck") && !cli.overrides.empty())
+    throw InputError("command line: --set applies to 'run' and 'check' only");
+  return cli;
+}
+
+OptionRegistry declare_all(const PhysicsRegistry& physics) {
+  OptionRegistry reg;
+  declare_run_options(reg);
+  declare_grid_options(reg);
+  for (const auto& p : physics.all()) p.declare_options(reg);
+  return reg;
+}
+
+std::string bytes_text(double b) {
+  std::ostringstream os;
+  os.precision(3);
+  if (b >= 1e9)
+    os << b / 1e9 << " GB";
+  else if (b >= 1e6)
+    os << b / 1e6 << " MB";
+  else
+    os << b / 1e3 << " kB";
+  return os.str();
+}
+
+int run_command(const Cli& cli, const Runtime& rt) {
+  PhysicsRegistry physics;
+  register_physics(physics);
+  const OptionRegistry reg = declare_all(physics);
+
+  if (cli.command == "help-deck") {
+    log::info(reg.help_text(cli.deck));
+    return 0;
+  }
+  if (cli.command == "info") {
+    log::info(build_info() + "  MPI ranks: " + std::to_string(rt.size()));
+    return 0;
+  }
+
+  const Deck deck = cli.deck.empty() ? Deck::parse(reg, kDefaultDeck, "<built-in default deck>", cli.overrides)
+                                     : Deck::from_file(reg, cli.deck, cli.overrides);
+  const RunParams rp = RunParams::from_deck(deck);
+  const PhysicsEntry* entry = physics.find(rp.physics);
+  if (!entry) {
+    std::string known;
+    for (const auto& n : physics.names()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("deck '" + deck.source() + "': key 'run.physics' = '" + rp.physics + "' is not one of: " + known);
+  }
+  auto sim = entry->create(deck, rt.comm());
+  for (const auto& k : deck.unused_keys())
+    if (rt.is_root()) log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");
+
+  std::ostringstream head;
+  head << "Stratus " << kVersion << " (git " << kGitHash << "), " << rt.size() << " MPI rank(s), Kokkos "
+       << Kokkos::DefaultExecutionSpace::name() << "\n"
+       << "deck: " << deck.source() << "\n"
+       << sim->describe() << "\n"
+       << "memory estimate: " << bytes_text(sim->memory_bytes()) << " per rank, "
+       << bytes_text(sim->memory_bytes() * rt.size()) << " in all";
+  if (cli.command == "check") {
+    log::info(head.str());
+    log::info("\nresolved deck:\n" + deck.resolved_text());
+    log::info("deck OK");
+    return 0;
+  }
+  log::info(head.str());
+  const RunStatus st = run_simulation(*sim, deck, rp, rt.comm());
+  log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
+            "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv");
+  return static_cast<int>(st);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int code = 0;
+  bool abort_needed = false;
+  {
+    Runtime rt(argc, argv);
+    try {
+      const Cli cli = parse_cli(argc, argv);
+      if (cli.command.rfind("help:", 0) == 0) {
+        log::info(cli.command.substr(5));
+      } else if (cli.command == "version") {
+        log::info(std::string("stratus ") + kVersion + " (git " + kGitHash + ")");
+      } else {
+        if (cli.quiet) log::set_level(log::Level::quiet);
+        if (cli.verbose) log::set_level(log::Level::debug);
+        code = run_command(cli, rt);
+      }
+    } catch (const InputError& e) {
+      // Every rank reads the same input and fails the same way: report once.
+      if (rt.is_root()) std::cerr << "stratus: error: " << e.what() << std::endl;
+      code = 2;
+    } catch (const std::exception& e) {
+      log::error(e.what());
+      code = 1;
+      abort_needed = rt.size() > 1;  // other ranks may be waiting in a collective
+    }
+    if (abort_needed) MPI_Abort(MPI_COMM_WORLD, code);
+  }
+  return code;
+}

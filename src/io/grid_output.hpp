@@ -82,6 +82,7 @@ class HistoryTable {
   std::string path_;
   std::size_t ncol_ = 0;
   bool root_ = false;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // the caller's; append() uses it to agree on write failures
   std::unique_ptr<std::ofstream> out_;
 };
 

@@ -1,0 +1,16 @@
+// The list of physics compiled into stratus, one explicit entry each.
+#include "register.hpp"
+
+#include "climate/advection_diffusion.hpp"
+
+namespace stratus {
+
+void register_physics(PhysicsRegistry& reg) {
+  reg.add(PhysicsEntry{"advection", "advection-diffusion of a passive tracer (climate smoke test, exact solution)",
+                       [](OptionRegistry& o) { climate::declare_advection_options(o); },
+                       [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
+                         return std::make_unique<climate::AdvectionDiffusion>(d, c);
+                       }});
+}
+
+}  // namespace stratus

@@ -1,0 +1,29 @@
+// Deck options shared by every grid physics ([grid] extent, cells and boundaries; [parallel] rank
+// layout and halo transport) and the code that turns them into a decomposition. Physics-specific keys
+// live with their physics.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+
+#include "comm/grid_halo.hpp"
+#include "domain/cart_decomp.hpp"
+#include "input/deck.hpp"
+
+namespace stratus {
+
+void declare_grid_options(OptionRegistry& reg);
+
+struct GridParams {
+  Int3 cells{};
+  Real3 lo{}, length{};
+  std::array<bool, 3> periodic{};
+  Int3 decomp{};  // requested ranks per direction, 0 = automatic
+  HaloTransport transport = HaloTransport::host_staged;
+
+  static GridParams from_deck(const Deck& deck);
+  /// Collective: the decomposition for these parameters (InputError if none fits).
+  std::unique_ptr<CartDecomp> decompose(MPI_Comm comm) const;
+};
+
+}  // namespace stratus

@@ -1,0 +1,173 @@
+// Run loop implementation.
+#include "driver/run_loop.hpp"
+
+#include <csignal>
+#include <cmath>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+
+namespace stratus {
+
+namespace {
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+std::string fmt(double v, int prec = 6) {
+  std::ostringstream os;
+  os << std::setprecision(prec) << v;
+  return os.str();
+}
+}  // namespace
+
+void declare_run_options(OptionRegistry& reg) {
+  reg.add_string("run.physics", "advection", "", "which physics to run (see `stratus help-deck`)");
+  reg.add_string("run.name", "run", "", "prefix of every output file");
+  reg.add_string("run.output_dir", "output", "", "directory for snapshots and the history table");
+  reg.add_real("run.t_end", 1.0, "s", "simulated time to reach").greater_than(0.0);
+  reg.add_int("run.max_steps", 0, "steps", "stop after this many steps (0: no limit)").at_least(0);
+  reg.add_real("run.dt", 0.0, "s", "fixed time step (0: the largest stable step, every step)").at_least(0.0);
+  reg.add_int("run.history_every", 1, "steps", "steps between rows of the history table").at_least(1);
+  reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)")
+      .at_least(0);
+  reg.add_int("run.progress_every", 0, "steps", "steps between progress lines (0: about 20 per run)").at_least(0);
+}
+
+RunParams RunParams::from_deck(const Deck& deck) {
+  RunParams p;
+  p.physics = deck.get_string("run.physics");
+  p.name = deck.get_string("run.name");
+  p.output_dir = deck.get_string("run.output_dir");
+  p.t_end = deck.get_real("run.t_end");
+  p.max_steps = deck.get_int("run.max_steps");
+  p.dt = deck.get_real("run.dt");
+  p.history_every = deck.get_int("run.history_every");
+  p.snapshot_every = deck.get_int("run.snapshot_every");
+  p.progress_every = deck.get_int("run.progress_every");
+  STRATUS_INPUT_REQUIRE(!p.name.empty() && p.name.find('/') == std::string::npos,
+                        "key 'run.name' = '" << p.name << "' must be a non-empty file prefix without '/'");
+  STRATUS_INPUT_REQUIRE(!p.output_dir.empty(), "key 'run.output_dir' must not be empty");
+  return p;
+}
+
+RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Timers timers;
+  const double wall0 = MPI_Wtime();
+
+  timers.start("initialize");
+  sim.initialize();
+  timers.stop("initialize");
+
+  g_stop_signal = 0;
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGUSR1, on_stop_signal);
+
+  // Output starts here, after the deck and the set-up are known to be good.
+  std::unique_ptr<GridSnapshotWriter> writer;
+  Provenance prov{rp.physics, deck.text(), deck.resolved_text(), sim.length_unit(), sim.time_unit()};
+  auto snapshot = [&]() {
+    ScopedTimer t(timers, "output");
+    auto fields = sim.grid_fields();
+    if (!fields) return;
+    if (!writer) writer = std::make_unique<GridSnapshotWriter>(*fields->decomp, fields->grid, rp.output_dir, rp.name, prov);
+    const std::string path = writer->write(fields->data, fields->vars, sim.step(), sim.time());
+    log::debug("wrote " + path);
+  };
+  std::unique_ptr<HistoryTable> history;
+  auto record = [&](double dt) {
+    ScopedTimer t(timers, "diagnostics");
+    Diagnostics d = sim.diagnostics(dt);
+    if (!history) {
+      std::vector<std::string> cols{"step", "time", "dt"};
+      cols.insert(cols.end(), d.names.begin(), d.names.end());
+      history = std::make_unique<HistoryTable>(comm, rp.output_dir + "/" + rp.name + "_history.csv", cols);
+    }
+    std::vector<double> row{static_cast<double>(sim.step()), sim.time(), dt};
+    row.insert(row.end(), d.values.begin(), d.values.end());
+    history->append(row);
+    return d;
+  };
+  auto check_finite = [&](const Diagnostics& d) {
+    for (std::size_t i = 0; i < d.values.size(); ++i) {
+      if (!std::isfinite(d.values[i])) {
+        snapshot();
+        throw Error("the run diverged: diagnostic '" + d.names[i] + "' is " + fmt(d.values[i]) + " at step " +
+                    std::to_string(sim.step()) + ", time " + fmt(sim.time(), 10) + " " + sim.time_unit() +
+                    "; the last state is in the final snapshot in " + rp.output_dir);
+      }
+    }
+  };
+
+  snapshot();
+  check_finite(record(0.0));
+
+  const double eps = 1e-12 * rp.t_end;
+  long progress_every = rp.progress_every;
+  RunStatus status = RunStatus::completed;
+  double last_dt = 0.0;
+  long last_snapshot = sim.step();
+  const long step0 = sim.step();
+  timers.start("evolve");
+  while (sim.time() < rp.t_end - eps && (rp.max_steps == 0 || sim.step() - step0 < rp.max_steps)) {
+    double dt = rp.dt > 0.0 ? rp.dt : sim.stable_dt();
+    STRATUS_REQUIRE(dt > 0.0 && std::isfinite(dt), "time step " << dt << " at step " << sim.step() << " is not positive");
+    if (sim.time() + dt > rp.t_end) dt = rp.t_end - sim.time();
+    if (progress_every == 0) {
+      const double est = rp.t_end / dt;
+      progress_every = std::max<long>(1, static_cast<long>(est / 20.0));
+      if (rp.max_steps > 0) progress_every = std::min(progress_every, std::max<long>(1, rp.max_steps / 20));
+    }
+    sim.advance(dt);
+    last_dt = dt;
+    if (sim.step() % rp.history_every == 0) check_finite(record(dt));
+    if (rp.snapshot_every > 0 && sim.step() % rp.snapshot_every == 0) {
+      snapshot();
+      last_snapshot = sim.step();
+    }
+    if (sim.step() % progress_every == 0) {
+      const double el = MPI_Wtime() - wall0;
+      log::info("step " + std::to_string(sim.step()) + "  t = " + fmt(sim.time()) + " " + sim.time_unit() +
+                "  dt = " + fmt(dt) + "  wall " + fmt(el, 3) + " s");
+    }
+    // Agree on a stop request so that every rank leaves the loop at the same step.
+    int local = g_stop_signal != 0, any = 0;
+    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) {
+      log::info("stop requested by a signal at step " + std::to_string(sim.step()) + "; writing final output");
+      status = RunStatus::interrupted;
+      break;
+    }
+  }
+  timers.stop("evolve");
+  if (sim.step() % rp.history_every != 0) check_finite(record(last_dt));
+  if (last_snapshot != sim.step()) snapshot();
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGUSR1, SIG_DFL);
+
+  const long steps = sim.step() - step0;
+  const double evolve = timers.seconds("evolve");
+  const std::string report = timers.report(comm);
+  std::ostringstream os;
+  os << "finished " << steps << " steps to t = " << fmt(sim.time()) << " " << sim.time_unit() << " in "
+     << fmt(MPI_Wtime() - wall0, 4) << " s wall on " << size << " rank(s)\n";
+  if (steps > 0 && evolve > 0.0)
+    os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " cell-updates/s (" << fmt(evolve, 4)
+       << " s stepping, output and diagnostics included)\n";
+  if (writer && writer->seconds() > 0.0)
+    os << "output: " << fmt(writer->bytes_written() / 1e6, 4) << " MB of fields in " << fmt(writer->seconds(), 3)
+       << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir << "\n";
+  os << report;
+  log::info(os.str());
+  return status;
+}
+
+}  // namespace stratus

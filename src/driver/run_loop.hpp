@@ -1,0 +1,38 @@
+// The run loop: time stepping to run.t_end or run.max_steps, history rows and snapshots at their
+// cadence, a progress line, a stop on SIGTERM/SIGINT/SIGUSR1 (agreed across ranks, then a final
+// snapshot), a stop with a last snapshot when a diagnostic turns non-finite, and the closing summary
+// (timers, throughput, output bandwidth). Output files are created only here, after the deck and the
+// set-up have been validated.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+#include "driver/simulation.hpp"
+#include "input/deck.hpp"
+
+namespace stratus {
+
+void declare_run_options(OptionRegistry& reg);
+
+struct RunParams {
+  std::string physics;
+  std::string name;        // file prefix
+  std::string output_dir;
+  double t_end = 0.0;      // [time unit]
+  long max_steps = 0;      // 0 = no limit
+  double dt = 0.0;         // fixed step; 0 = the simulation's stable step
+  long history_every = 1;  // steps between history rows
+  long snapshot_every = 0; // steps between snapshots; 0 = first and last only
+  long progress_every = 0; // steps between progress lines; 0 = about 20 lines per run
+
+  static RunParams from_deck(const Deck& deck);
+};
+
+/// Exit status of a run: completed, or stopped early by a signal (after writing its final output).
+enum class RunStatus { completed = 0, interrupted = 3 };
+
+/// Collective. Runs `sim` (not yet initialised) to completion. Throws Error on divergence.
+RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& params, MPI_Comm comm);
+
+}  // namespace stratus

@@ -1,0 +1,82 @@
+// The narrow interface between the run loop and a kind of physics, and the registry that maps a deck's
+// run.physics name to its options and factory. The run loop, output and (later) checkpoints see nothing
+// else of a simulation. Registration is explicit (a function call per physics), not by static objects.
+#pragma once
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/cart_decomp.hpp"
+#include "domain/local_grid.hpp"
+#include "input/deck.hpp"
+#include "io/grid_output.hpp"
+
+namespace stratus {
+
+/// Named scalar diagnostics for the history table and the log (values identical on every rank).
+struct Diagnostics {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  void add(const std::string& name, double v) {
+    names.push_back(name);
+    values.push_back(v);
+  }
+};
+
+/// Grid fields a simulation exposes for snapshots.
+struct GridFields {
+  const CartDecomp* decomp = nullptr;
+  LocalGrid grid;
+  Field4D data;
+  std::vector<GridVariable> vars;
+};
+
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+  /// Resolved set-up in a few lines (for `stratus check` and the run log). Cheap, no allocation.
+  virtual std::string describe() const = 0;
+  /// Estimated device memory per rank [bytes] once initialised.
+  virtual double memory_bytes() const = 0;
+  /// Allocates the state and sets the initial condition at time 0.
+  virtual void initialize() = 0;
+  /// Largest stable time step for the current state [time unit].
+  virtual double stable_dt() const = 0;
+  /// Advances one step of length dt.
+  virtual void advance(double dt) = 0;
+  virtual double time() const = 0;
+  virtual long step() const = 0;
+  /// Collective. Diagnostics of the current state; dt is the step just taken (0 before the first).
+  virtual Diagnostics diagnostics(double dt) = 0;
+  /// Collective. Fields to snapshot, or nothing for particle physics.
+  virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
+  /// Cells (or atoms) advanced per step on all ranks, for the throughput line of the run summary.
+  virtual double work_per_step() const = 0;
+  /// Units of length and time, for output attributes.
+  virtual std::string length_unit() const { return "m"; }
+  virtual std::string time_unit() const { return "s"; }
+};
+
+struct PhysicsEntry {
+  std::string name;
+  std::string summary;
+  std::function<void(OptionRegistry&)> declare_options;
+  std::function<std::unique_ptr<Simulation>(const Deck&, MPI_Comm)> create;
+};
+
+class PhysicsRegistry {
+ public:
+  void add(PhysicsEntry e);
+  const PhysicsEntry* find(const std::string& name) const;
+  const std::vector<PhysicsEntry>& all() const { return entries_; }
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<PhysicsEntry> entries_;
+};
+
+}  // namespace stratus

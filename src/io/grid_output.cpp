@@ -1,0 +1,345 @@
+// GridSnapshotWriter and HistoryTable (io/grid_output.hpp). A snapshot is written collectively through
+// MPI-IO into <file>.tmp, closed on every rank, then renamed by rank 0 together with the XDMF files, so
+// a reader never meets a half-written file. Decisions that only rank 0 can make (directory creation,
+// renames, the history file) are broadcast before anyone throws, so a failure raises the same Error on
+// every rank instead of leaving the others waiting in a collective. HDF5 failures inside collective
+// calls are assumed to occur on every rank alike, as parallel HDF5 itself assumes. This file does not
+// decide when to write, and it reads nothing back.
+#include "io/grid_output.hpp"
+
+#include <hdf5.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <locale>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/xdmf.hpp"
+#include "stratus/version.hpp"
+
+namespace stratus {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLayout = "cell-centred, dataset index order (z, y, x)";
+
+/// Rank 0's verdict becomes everyone's: returns if ok on rank 0, otherwise every rank throws rank 0's
+/// message. Collective over comm; only rank 0's arguments matter.
+void agree_or_throw(MPI_Comm comm, bool ok, const std::string& msg) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  int flag = ok ? 1 : 0;
+  STRATUS_MPI_CHECK(MPI_Bcast(&flag, 1, MPI_INT, 0, comm));
+  if (flag) return;
+  int len = rank == 0 ? static_cast<int>(msg.size()) : 0;
+  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
+  std::string text = rank == 0 ? msg : std::string(static_cast<std::size_t>(len), ' ');
+  if (len > 0) STRATUS_MPI_CHECK(MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm));
+  throw Error(text);
+}
+
+std::string step_tag(long step) {
+  std::ostringstream os;
+  os << std::setw(6) << std::setfill('0') << step;
+  return os.str();
+}
+
+/// Rank 0 creates dir (and its parents); every rank throws if that failed.
+void make_directory(MPI_Comm comm, bool root, const std::string& dir) {
+  bool ok = true;
+  std::string msg;
+  if (root) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+      ok = false;
+      msg = "cannot create output directory '" + dir + "': " + (ec ? ec.message() : "not a directory");
+    }
+  }
+  agree_or_throw(comm, ok, msg);
+}
+
+void check_request(const LocalGrid& g, const Field4D& state, const std::vector<GridVariable>& vars, long step) {
+  STRATUS_REQUIRE(step >= 0, "grid output: step must be >= 0, got " << step);
+  STRATUS_REQUIRE(!vars.empty(), "grid output: no variables to write");
+  STRATUS_REQUIRE(state.extent_int(1) == g.extent(2) && state.extent_int(2) == g.extent(1) &&
+                      state.extent_int(3) == g.extent(0),
+                  "grid output: field '" << state.label() << "' extents (" << state.extent(1) << ", "
+                                         << state.extent(2) << ", " << state.extent(3)
+                                         << ") do not match the local grid");
+  std::set<std::string> seen;
+  for (const auto& v : vars) {
+    STRATUS_REQUIRE(!v.name.empty() && v.name != "." && v.name.find('/') == std::string::npos,
+                    "grid output: invalid variable name '" << v.name << "'");
+    STRATUS_REQUIRE(seen.insert(v.name).second, "grid output: variable '" << v.name << "' listed twice");
+    STRATUS_REQUIRE(v.index >= 0 && v.index < state.extent_int(0),
+                    "grid output: variable '" << v.name << "' has index " << v.index << " but field '"
+                                              << state.label() << "' holds " << state.extent(0));
+  }
+}
+
+void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov,
+                           long step, double time) {
+  h5::write_attribute_f64(file, "time", time);
+  h5::write_attribute_i64(file, "step", static_cast<std::int64_t>(step));
+  h5::write_attribute(file, "stratus_version", kVersion);
+  h5::write_attribute(file, "git_hash", kGitHash);
+  h5::write_attribute(file, "physics", prov.physics);
+  h5::write_attribute(file, "deck", prov.deck_text);
+  h5::write_attribute(file, "resolved_deck", prov.resolved_deck);
+  h5::write_attribute_i32(file, "nranks", decomp.size());
+  h5::write_attribute_i32(file, "decomposition", decomp.dims().data(), 3);
+  h5::write_attribute_i32(file, "global_cells", g.global_n.data(), 3);
+  h5::write_attribute_f64(file, "origin", g.lo.data(), 3);
+  h5::write_attribute_f64(file, "spacing", g.dx.data(), 3);
+  h5::write_attribute(file, "length_unit", prov.length_unit);
+  h5::write_attribute(file, "time_unit", prov.time_unit);
+  h5::write_attribute(file, "layout", kLayout);
+}
+
+/// Opens `path` for collective writing; every rank throws the same Error if any rank failed.
+h5::File create_file(MPI_Comm comm, const std::string& path) {
+  h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
+  h5::check_status(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "select MPI-IO for '" + path + "'");
+  // Attributes over 64 KiB (a long deck) need dense attribute storage, which the 1.8 format provides;
+  // capping the format at 1.8 keeps the files readable by every current HDF5.
+  h5::check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+                   "set format bounds for '" + path + "'");
+  // Metadata written by all ranks together instead of rank 0 alone scales better at large rank counts.
+  h5::check_status(H5Pset_coll_metadata_write(fapl.get(), true), "set collective metadata for '" + path + "'");
+
+  hid_t id = -1;
+  std::string why;
+  {
+    h5::QuietErrors quiet;
+    id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+    if (id < 0) why = h5::last_error();
+  }
+  int ok = id >= 0 ? 1 : 0, all_ok = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
+  if (!all_ok) {
+    // Closing is collective under MPI-IO, so a rank whose open succeeded while another's failed would
+    // hang in H5Fclose; it leaves the identifier open instead (MPI-IO opens are collective, so this
+    // split should not occur in practice).
+    throw Error("cannot create HDF5 file '" + path + "'" + (why.empty() ? "" : ": " + why));
+  }
+  return h5::File(id, "create '" + path + "'");
+}
+
+void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov,
+                const Field4DHost& host, const std::vector<GridVariable>& vars, long step, double time) {
+  h5::File file = create_file(decomp.comm(), path);
+  write_root_attributes(file.get(), decomp, g, prov, step, time);
+
+  h5::Group fields(H5Gcreate2(file.get(), "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   "create group /fields in '" + path + "'");
+  const hsize_t global[3] = {static_cast<hsize_t>(g.global_n[2]), static_cast<hsize_t>(g.global_n[1]),
+                             static_cast<hsize_t>(g.global_n[0])};
+  const hsize_t start[3] = {static_cast<hsize_t>(g.offset[2]), static_cast<hsize_t>(g.offset[1]),
+                            static_cast<hsize_t>(g.offset[0])};
+  const hsize_t count[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]),
+                            static_cast<hsize_t>(g.n[0])};
+  h5::Dataspace filespace(H5Screate_simple(3, global, nullptr), "create file dataspace");
+  h5::Dataspace memspace(H5Screate_simple(3, count, nullptr), "create memory dataspace");
+  const bool empty = g.owned_cells() == 0;
+  if (empty) {
+    // A rank without cells still takes part in every collective call, with nothing selected.
+    h5::check_status(H5Sselect_none(filespace.get()), "select nothing in file dataspace");
+    h5::check_status(H5Sselect_none(memspace.get()), "select nothing in memory dataspace");
+  } else {
+    h5::check_status(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                     "select hyperslab");
+  }
+
+  // Every cell is written, so filling the datasets first would only double the I/O.
+  h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
+  h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values");
+  h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
+  h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
+
+  const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
+  const int gx = g.ng[0], gy = g.ng[1], gz = g.ng[2];
+  std::vector<double> buf(static_cast<std::size_t>(g.owned_cells()));
+  double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
+  for (const auto& v : vars) {
+    std::size_t p = 0;
+    for (int k = 0; k < nz; ++k)
+      for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i) buf[p++] = host(v.index, k + gz, j + gy, i + gx);
+    const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
+    h5::Dataset ds(H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT,
+                              dcpl.get(), H5P_DEFAULT),
+                   "create " + what);
+    h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(),
+                              empty ? &dummy : buf.data()),
+                     "write " + what);
+    h5::write_attribute(ds.get(), "unit", v.unit);
+    ds.close("close " + what);
+  }
+  fields.close("close group /fields in '" + path + "'");
+  file.close("close '" + path + "'");
+}
+
+}  // namespace
+
+GridSnapshotWriter::GridSnapshotWriter(const CartDecomp& decomp, const LocalGrid& grid, std::string dir,
+                                       std::string prefix, Provenance prov)
+    : decomp_(decomp), grid_(grid), dir_(std::move(dir)), prefix_(std::move(prefix)), prov_(std::move(prov)) {
+  if (dir_.empty()) dir_ = ".";
+  STRATUS_REQUIRE(!prefix_.empty() && prefix_.find('/') == std::string::npos,
+                  "grid output: invalid file prefix '" << prefix_ << "'");
+  for (int d = 0; d < 3; ++d) {
+    STRATUS_REQUIRE(grid_.n[d] == decomp_.local_cells()[d] && grid_.offset[d] == decomp_.offset()[d] &&
+                        grid_.global_n[d] == decomp_.global_cells()[d],
+                    "grid output: local grid does not match the decomposition in direction " << d);
+  }
+}
+
+GridSnapshotWriter::~GridSnapshotWriter() = default;
+
+std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<GridVariable>& vars, long step,
+                                      double time) {
+  const double t0 = MPI_Wtime();
+  const MPI_Comm comm = decomp_.comm();
+  const bool root = decomp_.rank() == 0;
+  check_request(grid_, state, vars, step);
+  // Until a write has succeeded the directory may not exist; creating it again is harmless.
+  if (frames_.empty()) make_directory(comm, root, dir_);
+
+  const std::string base = prefix_ + "_" + step_tag(step);
+  const std::string h5_name = base + ".h5";
+  const std::string h5_path = (fs::path(dir_) / h5_name).string();
+  const std::string tmp_path = h5_path + ".tmp";
+
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state);
+  try {
+    write_hdf5(tmp_path, decomp_, grid_, prov_, host, vars, step, time);
+  } catch (...) {
+    std::error_code ignored;
+    if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);
+    throw;
+  }
+  // Every rank has closed its part of the file before rank 0 makes it visible.
+  STRATUS_MPI_CHECK(MPI_Barrier(comm));
+
+  // A rewrite of the same step replaces its frame rather than listing it twice.
+  std::vector<Frame> frames = frames_;
+  Frame frame{h5_name, step, time, vars};
+  bool replaced = false;
+  for (auto& f : frames) {
+    if (f.h5_name == h5_name) {
+      f = frame;
+      replaced = true;
+    }
+  }
+  if (!replaced) frames.push_back(frame);
+
+  bool ok = true;
+  std::string msg;
+  if (root) {
+    try {
+      std::error_code ec;
+      fs::rename(tmp_path, h5_path, ec);
+      if (ec) throw Error("cannot rename '" + tmp_path + "' to '" + h5_path + "': " + ec.message());
+      const xdmf::Mesh mesh{grid_.global_n, grid_.lo, grid_.dx};
+      const auto to_xdmf = [](const Frame& f) {
+        xdmf::Frame x{fs::path(f.h5_name).stem().string(), f.h5_name, f.time, {}};
+        for (const auto& v : f.vars) x.fields.push_back(v.name);
+        return x;
+      };
+      std::vector<xdmf::Frame> series;
+      for (const auto& f : frames) series.push_back(to_xdmf(f));
+      xdmf::write_text_atomically((fs::path(dir_) / (base + ".xmf")).string(),
+                                  xdmf::frame_document(mesh, to_xdmf(frame)));
+      xdmf::write_text_atomically((fs::path(dir_) / (prefix_ + ".xmf")).string(),
+                                  xdmf::series_document(prefix_, mesh, series));
+    } catch (const std::exception& e) {
+      ok = false;
+      msg = e.what();
+      std::error_code ignored;
+      if (fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);
+    }
+  }
+  agree_or_throw(comm, ok, msg);
+  frames_ = std::move(frames);
+
+  const Int3& gn = grid_.global_n;
+  bytes_ += 8.0 * static_cast<double>(vars.size()) * gn[0] * gn[1] * gn[2];
+  seconds_ += MPI_Wtime() - t0;
+  return h5_path;
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string format_value(double v) {
+  // Counters such as the step are stored as doubles; print them as the integers they are.
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9007199254740992.0) {
+    return std::to_string(static_cast<long long>(v));
+  }
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os << std::setprecision(17) << v;
+  return os.str();
+}
+
+}  // namespace
+
+HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns)
+    : path_(path), ncol_(columns.size()), comm_(comm) {
+  STRATUS_REQUIRE(!columns.empty(), "history table '" << path << "': no columns");
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  root_ = rank == 0;
+  bool ok = true;
+  std::string msg;
+  if (root_) {
+    try {
+      const fs::path parent = fs::path(path).parent_path();
+      if (!parent.empty()) fs::create_directories(parent);
+      out_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+      if (!*out_) throw Error(std::strerror(errno));
+      for (std::size_t c = 0; c < columns.size(); ++c) *out_ << (c ? "," : "") << csv_field(columns[c]);
+      *out_ << '\n' << std::flush;
+      if (!*out_) throw Error("write failed");
+    } catch (const std::exception& e) {
+      ok = false;
+      msg = "cannot create history file '" + path + "': " + e.what();
+      out_.reset();
+    }
+  }
+  agree_or_throw(comm_, ok, msg);
+}
+
+void HistoryTable::append(const std::vector<double>& values) {
+  STRATUS_REQUIRE(values.size() == ncol_, "history table '" << path_ << "': " << values.size()
+                                                            << " values for " << ncol_ << " columns");
+  bool ok = true;
+  if (root_) {
+    std::string row;
+    for (std::size_t c = 0; c < values.size(); ++c) row += (c ? "," : "") + format_value(values[c]);
+    *out_ << row << '\n' << std::flush;
+    ok = static_cast<bool>(*out_);
+  }
+  agree_or_throw(comm_, ok, "cannot write to history file '" + path_ + "'");
+}
+
+}  // namespace stratus

@@ -1,0 +1,101 @@
+// HDF5 identifier checks, error-stack access and attribute writers declared in io/hdf5_util.hpp.
+// Attributes are stored with explicit little-endian file types so files do not depend on the writer's
+// byte order; strings are fixed-length and NUL-terminated (one type for every string attribute, which
+// h5dump and h5py both read as plain text). Nothing here opens files or touches MPI.
+#include "io/hdf5_util.hpp"
+
+#include "core/error.hpp"
+
+namespace stratus::h5 {
+
+hid_t check_id(hid_t id, const std::string& what) {
+  if (id < 0) throw Error("HDF5: " + what + " failed");
+  return id;
+}
+
+void check_status(herr_t status, const std::string& what) {
+  if (status < 0) throw Error("HDF5: " + what + " failed");
+}
+
+QuietErrors::QuietErrors() {
+  H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+namespace {
+
+herr_t first_message(unsigned n, const H5E_error2_t* err, void* out) {
+  // The upward walk starts at the most specific entry (where the failure was detected), which is the
+  // one that carries the system or MPI error text.
+  if (n == 0 && err->desc) *static_cast<std::string*>(out) = err->desc;
+  return 0;
+}
+
+void write_raw(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
+               std::size_t n) {
+  const std::string what = "attribute '" + name + "'";
+  Dataspace space;
+  if (n == 0) {
+    space = Dataspace(H5Screate(H5S_SCALAR), "create dataspace for " + what);
+  } else {
+    const hsize_t dims[1] = {static_cast<hsize_t>(n)};
+    space = Dataspace(H5Screate_simple(1, dims, nullptr), "create dataspace for " + what);
+  }
+  Attribute attr(H5Acreate2(obj, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                 "create " + what);
+  check_status(H5Awrite(attr.get(), mem_type, data), "write " + what);
+  attr.close("close " + what);
+}
+
+}  // namespace
+
+std::string last_error() {
+  std::string msg;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_message, &msg);
+  // MPI error strings span lines; an exception message reads better on one.
+  for (auto& c : msg) {
+    if (c == '\n') c = ' ';
+  }
+  return msg;
+}
+
+Datatype string_type(std::size_t length) {
+  Datatype t(H5Tcopy(H5T_C_S1), "copy string type");
+  check_status(H5Tset_size(t.get(), length + 1), "set string size");
+  check_status(H5Tset_strpad(t.get(), H5T_STR_NULLTERM), "set string padding");
+  check_status(H5Tset_cset(t.get(), H5T_CSET_UTF8), "set string character set");
+  return t;
+}
+
+void write_attribute(hid_t obj, const std::string& name, const std::string& value) {
+  // The same type serves as file and memory type: c_str() supplies the terminator that
+  // H5T_STR_NULLTERM promises.
+  Datatype t = string_type(value.size());
+  write_raw(obj, name, t.get(), t.get(), value.c_str(), 0);
+}
+
+void write_attribute_f64(hid_t obj, const std::string& name, double value) {
+  write_raw(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, 0);
+}
+
+void write_attribute_i64(hid_t obj, const std::string& name, std::int64_t value) {
+  write_raw(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, 0);
+}
+
+void write_attribute_i32(hid_t obj, const std::string& name, int value) {
+  write_raw(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value, 0);
+}
+
+void write_attribute_f64(hid_t obj, const std::string& name, const double* values, std::size_t n) {
+  STRATUS_REQUIRE(n > 0, "attribute '" << name << "': empty array");
+  write_raw(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values, n);
+}
+
+void write_attribute_i32(hid_t obj, const std::string& name, const int* values, std::size_t n) {
+  STRATUS_REQUIRE(n > 0, "attribute '" << name << "': empty array");
+  write_raw(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, values, n);
+}
+
+}  // namespace stratus::h5

@@ -1,0 +1,42 @@
+// XDMF 2 text for cell-centred fields on a uniform Cartesian grid stored in HDF5: the document of one
+// frame (a Uniform grid with a 3DCoRectMesh topology) and of a temporal collection of frames, plus an
+// atomic text-file writer (temporary name, then rename). XDMF lists dimensions, origin and spacing in
+// (z, y, x) order, matching the (nz, ny, nx) datasets. This module only produces and stores text; it
+// does not read HDF5 files or check that the datasets it references exist.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace stratus::xdmf {
+
+/// The global grid of cells, in (x, y, z) order like the rest of Stratus.
+struct Mesh {
+  Int3 cells{};
+  Real3 origin{};
+  Real3 spacing{};
+};
+
+/// One snapshot: a grid name, the .h5 file relative to the .xmf that references it, the time and the
+/// names of the datasets under /fields.
+struct Frame {
+  std::string name;
+  std::string h5_file;
+  double time = 0.0;
+  std::vector<std::string> fields;
+};
+
+/// A complete document holding the single grid of `frame`.
+std::string frame_document(const Mesh& mesh, const Frame& frame);
+/// A complete document holding a temporal collection named `name` of every frame, in the given order.
+std::string series_document(const std::string& name, const Mesh& mesh, const std::vector<Frame>& frames);
+
+/// Shortest decimal text that reads back as exactly `v`.
+std::string format_real(double v);
+
+/// Writes `text` to path + ".tmp", then renames it to `path`, so a reader sees the old or the new file,
+/// never a partial one. Throws Error naming the path on failure.
+void write_text_atomically(const std::string& path, const std::string& text);
+
+}  // namespace stratus::xdmf

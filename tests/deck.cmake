@@ -1,0 +1,1 @@
+stratus_add_test(test_deck SOURCES test_deck.cpp)
