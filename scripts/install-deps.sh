@@ -70,6 +70,14 @@ if [ -n "${Kokkos_ROOT:-}" ]; then
   exit 1
 fi
 
+# A Kokkos from Spack or environment modules usually arrives through CMAKE_PREFIX_PATH.
+if [ "$backend" = openmp ] && [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
+  IFS=: read -r -a _paths <<<"$CMAKE_PREFIX_PATH"
+  for p in "${_paths[@]}"; do
+    if [ -n "$p" ] && kokkos_ok "$p"; then say "using the Kokkos in $p (CMAKE_PREFIX_PATH)"; echo "$p"; exit 0; fi
+  done
+fi
+
 if [ "$backend" = cuda ]; then
   prefix="$deps_dir/kokkos-$kokkos_version-cuda-${arch,,}"
 else
