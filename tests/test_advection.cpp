@@ -57,19 +57,26 @@ length = 1 1 1
 velocity = 1 0.5 0.25
 )";
 
+// L2 errors at three resolutions: overrides_for(n) gives the deck overrides of level n.
+template <class F>
+std::vector<double> l2_errors(std::initializer_list<int> levels, F overrides_for, double t_end) {
+  std::vector<double> err;
+  for (int n : levels) err.push_back(run(kDeck, overrides_for(std::to_string(n)), t_end)->error_norms()[1]);
+  return err;
+}
+
+
 }  // namespace
 
 TEST_CASE("centred 4th-order finite volume with LSRK4 converges at 4th order", "[advection][convergence][mpi]") {
   // A decaying, translating product of sine modes; diffusion and advection both act.
-  std::vector<double> err;
-  for (int n : {8, 16, 32}) {
-    const std::string s = std::to_string(n);
-    auto sim = run(kDeck,
-                   {"grid.nx=" + s, "grid.ny=" + s, "grid.nz=" + s, "advection.initial=sine", "advection.modes=1 1 1",
-                    "advection.diffusivity=0.01", "advection.reconstruction=centered4", "advection.integrator=lsrk4"},
-                   0.25);
-    err.push_back(sim->error_norms()[1]);
-  }
+  const auto err = l2_errors(
+      {8, 16, 32},
+      [](const std::string& s) -> std::vector<std::string> {
+        return {"grid.nx=" + s, "grid.ny=" + s, "grid.nz=" + s, "advection.initial=sine", "advection.modes=1 1 1",
+                "advection.diffusivity=0.01", "advection.reconstruction=centered4", "advection.integrator=lsrk4"};
+      },
+      0.25);
   const double p1 = std::log2(err[0] / err[1]), p2 = std::log2(err[1] / err[2]);
   INFO("L2 errors " << err[0] << " " << err[1] << " " << err[2] << ", orders " << p1 << " " << p2);
   int rank = 0;
@@ -81,15 +88,13 @@ TEST_CASE("centred 4th-order finite volume with LSRK4 converges at 4th order", "
 }
 
 TEST_CASE("upwind 3rd-order finite volume with SSP-RK3 converges at 3rd order", "[advection][convergence][mpi]") {
-  std::vector<double> err;
-  for (int n : {16, 32, 64}) {  // 2D (x-y) keeps the finest level cheap
-    const std::string s = std::to_string(n);
-    auto sim = run(kDeck,
-                   {"grid.nx=" + s, "grid.ny=" + s, "grid.nz=1", "advection.initial=sine", "advection.modes=1 2 0",
-                    "advection.diffusivity=0.001", "advection.reconstruction=upwind3", "advection.integrator=ssprk3"},
-                   0.25);
-    err.push_back(sim->error_norms()[1]);
-  }
+  const auto err = l2_errors(  // 2D (x-y) keeps the finest level cheap
+      {16, 32, 64},
+      [](const std::string& s) -> std::vector<std::string> {
+        return {"grid.nx=" + s, "grid.ny=" + s, "grid.nz=1", "advection.initial=sine", "advection.modes=1 2 0",
+                "advection.diffusivity=0.001", "advection.reconstruction=upwind3", "advection.integrator=ssprk3"};
+      },
+      0.25);
   const double p1 = std::log2(err[0] / err[1]), p2 = std::log2(err[1] / err[2]);
   INFO("L2 errors " << err[0] << " " << err[1] << " " << err[2] << ", orders " << p1 << " " << p2);
   int rank = 0;

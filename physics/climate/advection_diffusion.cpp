@@ -10,11 +10,6 @@ namespace stratus::climate {
 
 namespace {
 constexpr double kPi = 3.14159265358979323846;
-using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>;
-
-Policy3 owned_cells(const LocalGrid& g) {
-  return Policy3({g.ng[2], g.ng[1], g.ng[0]}, {g.ng[2] + g.n[2], g.ng[1] + g.n[1], g.ng[0] + g.n[0]});
-}
 
 // Flux through the face between cells 0 and 1 of the stencil (qm1, q0, q1, q2), per unit area.
 // Both cells sharing a face evaluate it from the same operands in the same order, so the update is

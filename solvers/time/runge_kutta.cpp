@@ -19,10 +19,6 @@ constexpr double kSspA[3] = {0.0, 0.75, 1.0 / 3.0};
 constexpr double kSspB[3] = {1.0, 0.25, 2.0 / 3.0};
 constexpr double kSspC[3] = {0.0, 1.0, 0.5};
 
-using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>;
-Policy3 owned_cells(const LocalGrid& g) {
-  return Policy3({g.ng[2], g.ng[1], g.ng[0]}, {g.ng[2] + g.n[2], g.ng[1] + g.n[1], g.ng[0] + g.n[0]});
-}
 }  // namespace
 
 RKMethod parse_rk_method(const std::string& name, const std::string& key) {

@@ -32,6 +32,12 @@ struct LocalGrid {
   Field4D allocate(const std::string& label, int nvar) const;
 };
 
+/// A 3D range policy over the owned cells of g, indices (k, j, i) as in the arrays.
+inline Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>> owned_cells(const LocalGrid& g) {
+  return Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(
+      {g.ng[2], g.ng[1], g.ng[0]}, {g.ng[2] + g.n[2], g.ng[1] + g.n[1], g.ng[0] + g.n[0]});
+}
+
 /// The local grid of this rank for a domain [lo, lo + length) and ghost width `ghost` in every
 /// direction that has more than one global cell. Throws InputError if a rank owns fewer cells than the
 /// ghost width in a decomposed direction (the halo would need more than the nearest neighbour).

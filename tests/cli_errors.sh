@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Bad input to the stratus executable fails fast: exit code 2, one error line naming the key or file,
+# and nothing written (no output directory created, a pre-existing one left untouched). Also checks the
+# commands that do not run anything: check, help-deck and info.
+#   usage: cli_errors.sh STRATUS MPIEXEC SOURCE_DIR
+set -euo pipefail
+
+STRATUS=${1:?usage: cli_errors.sh STRATUS MPIEXEC SOURCE_DIR}
+MPIEXEC=${2:?usage: cli_errors.sh STRATUS MPIEXEC SOURCE_DIR}
+[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
+[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_cli_errors.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+WORK=$T/work    # cwd of every command; decks live here; nothing else may appear in it
+CAP=$T/cap      # captured stdout/stderr
+mkdir -p "$WORK" "$CAP"
+[[ -x $STRATUS ]] || { echo "FAIL: stratus executable '$STRATUS' not found" >&2; exit 1; }
+cd "$WORK"
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$CAP/out" "$CAP/err"; do
+    if [[ -s $f ]]; then
+      echo "--- $(basename "$f"):" >&2
+      head -n 40 "$f" >&2
+    fi
+  done
+  exit 1
+}
+pass() { echo "ok: $*"; }
+
+# A pre-existing output directory with a sentinel file that no failing command may touch.
+EXISTING=$WORK/existing_out
+mkdir -p "$EXISTING"
+echo "sentinel: must survive every failing command" > "$EXISTING/sentinel.txt"
+touch -d '2001-02-03 04:05:06' "$EXISTING/sentinel.txt" "$EXISTING"
+
+# Everything under WORK with size, mtime (ns) and content hash, so that any new, removed or modified
+# file or directory shows up as a difference.
+tree_state() {
+  (cd "$WORK" && find . -printf '%p %y %s %T@\n' | sort && find . -type f -exec md5sum {} + | sort -k2)
+}
+
+# deck FILE OUTPUT_DIR [EXTRA...]: a small valid deck. An EXTRA 'run:LINE' is added under [run], any
+# other EXTRA LINE under [grid]; 'DROP:key' leaves that default key out (of either section).
+deck() {
+  local file=$1 out=$2
+  shift 2
+  local drop=" " run_extra=() grid_extra=()
+  for l in "$@"; do
+    case $l in
+      DROP:*) drop+="${l#DROP:} " ;;
+      run:*) run_extra+=("${l#run:}") ;;
+      *) grid_extra+=("$l") ;;
+    esac
+  done
+  {
+    echo "[run]"
+    [[ $drop == *" physics "* ]] || echo "physics = advection"
+    echo "name = err"
+    echo "output_dir = $out"
+    echo "t_end = 0.05"
+    echo "max_steps = 2"
+    for l in "${run_extra[@]+"${run_extra[@]}"}"; do echo "$l"; done
+    echo "[grid]"
+    [[ $drop == *" nx "* ]] || echo "nx = 16"
+    [[ $drop == *" ny "* ]] || echo "ny = 12"
+    [[ $drop == *" nz "* ]] || echo "nz = 8"
+    for l in "${grid_extra[@]+"${grid_extra[@]}"}"; do echo "$l"; done
+  } > "$file"
+}
+
+# run_capture CMD...: runs CMD with stdout/stderr captured; sets RC.
+run_capture() {
+  set +e
+  "$@" > "$CAP/out" 2> "$CAP/err"
+  RC=$?
+  set -e
+}
+
+# expect_input_error NAME NEEDLE ONE_LINE CMD...: exit code 2; the first stderr line is
+# 'stratus: error: ...' and contains NEEDLE; exactly one error line (and, if ONE_LINE=1, nothing else on
+# stderr and nothing on stdout); the working tree (including the pre-existing output dir) is unchanged.
+expect_input_error() {
+  local name=$1 needle=$2 one_line=$3
+  shift 3
+  local before after
+  before=$(tree_state)
+  run_capture "$@"
+  after=$(tree_state)
+  [[ $RC -eq 2 ]] || fail "$name: expected exit code 2, got $RC (command: $*)"
+  local first nerr nlines
+  first=$(head -n 1 "$CAP/err")
+  [[ $first == "stratus: error: "* ]] || fail "$name: first stderr line is not 'stratus: error: ...': '$first'"
+  [[ $first == *"$needle"* ]] || fail "$name: error line does not mention \"$needle\": '$first'"
+  nerr=$(grep -c 'stratus: error:' "$CAP/err" "$CAP/out" | awk -F: '{s += $NF} END {print s}')
+  [[ $nerr -eq 1 ]] || fail "$name: expected the error once, found it $nerr times"
+  if [[ $one_line == 1 ]]; then
+    nlines=$(wc -l < "$CAP/err")
+    [[ $nlines -eq 1 ]] || fail "$name: expected a one-line message on stderr, got $nlines lines"
+    [[ ! -s $CAP/out ]] || fail "$name: expected nothing on stdout before the input is accepted"
+  fi
+  [[ $before == "$after" ]] || fail "$name: files changed although the input was rejected:
+$(diff <(echo "$before") <(echo "$after") || true)"
+  pass "$name: exit 2, '${first#stratus: error: }'"
+}
+
+# expect_run_rejected NAME NEEDLE DECK_ARGS...: for 'run', once with a fresh output_dir (must not
+# exist afterwards) and once with the pre-existing one (must be untouched). Every deck line is written
+# twice, differing only in output_dir. DECK_ARGS are deck() extras; a '--' separates extra command
+# line arguments.
+case_no=0
+expect_run_rejected() {
+  local name=$1 needle=$2
+  shift 2
+  local extras=() args=()
+  while [[ $# -gt 0 && $1 != "--" ]]; do extras+=("$1"); shift; done
+  [[ $# -gt 0 ]] && shift
+  args=("$@")
+  case_no=$((case_no + 1))
+  local fresh=$WORK/fresh_out_$case_no
+  deck "$WORK/case${case_no}_fresh.ini" "$fresh" "${extras[@]+"${extras[@]}"}"
+  deck "$WORK/case${case_no}_existing.ini" "$EXISTING" "${extras[@]+"${extras[@]}"}"
+  expect_input_error "run: $name" "$needle" 1 \
+    "$STRATUS" run "$WORK/case${case_no}_fresh.ini" "${args[@]+"${args[@]}"}"
+  [[ ! -e $fresh ]] || fail "run: $name: output directory $fresh was created"
+  expect_input_error "run: $name (pre-existing output dir)" "$needle" 1 \
+    "$STRATUS" run "$WORK/case${case_no}_existing.ini" "${args[@]+"${args[@]}"}"
+}
+
+# --- misspelt key: check and run --------------------------------------------------------------------
+deck "$WORK/typo.ini" "$WORK/typo_out" "DROP:nx" "nxx = 16"
+expect_input_error "check: misspelt key grid.nxx" "did you mean 'grid.nx'" 1 "$STRATUS" check "$WORK/typo.ini"
+grep -q "grid.nxx" "$CAP/err" || fail "misspelt key: message does not name 'grid.nxx'"
+grep -q "typo.ini" "$CAP/err" || fail "misspelt key: message does not name the deck file"
+expect_run_rejected "misspelt key grid.nxx" "did you mean 'grid.nx'" "DROP:nx" "nxx = 16"
+grep -q "grid.nxx" "$CAP/err" || fail "misspelt key: message does not name 'grid.nxx'"
+
+# --- wrong type -------------------------------------------------------------------------------------
+expect_run_rejected "wrong type grid.nx = abc" "grid.nx" "DROP:nx" "nx = abc"
+grep -q "abc" "$CAP/err" || fail "wrong type: message does not quote the bad value"
+
+# --- out of range -----------------------------------------------------------------------------------
+expect_run_rejected "out of range run.dt = -1 (--set)" "run.dt" -- --set run.dt=-1
+expect_run_rejected "out of range grid.nx = 0 (deck)" "grid.nx" "DROP:nx" "nx = 0"
+expect_run_rejected "out of range grid.nx = 0 (--set)" "grid.nx" -- --set grid.nx=0
+
+# --- decomposition that does not divide the grid -----------------------------------------------------
+expect_run_rejected "decomposition 3 1 1 with nx = 16" "parallel.decomp" -- --set "parallel.decomp=3 1 1"
+
+# --- unknown --set key ------------------------------------------------------------------------------
+expect_run_rejected "unknown --set key grid.nxx" "grid.nxx" -- --set grid.nxx=16
+expect_run_rejected "unknown --set key foo.bar" "foo.bar" -- --set foo.bar=1
+
+# --- unknown physics --------------------------------------------------------------------------------
+expect_run_rejected "unknown physics run.physics = foo (deck)" "run.physics" "DROP:physics" "run:physics = foo"
+grep -q "'foo'" "$CAP/err" || fail "unknown physics: message does not quote 'foo'"
+expect_run_rejected "unknown physics foo (--set)" "run.physics" -- --set run.physics=foo
+
+# --- missing deck file ------------------------------------------------------------------------------
+expect_input_error "run: missing deck file" "no_such_deck.ini" 1 "$STRATUS" run "$WORK/no_such_deck.ini"
+expect_input_error "check: missing deck file" "no_such_deck.ini" 1 "$STRATUS" check "$WORK/no_such_deck.ini"
+
+# --- built-in default deck with a bad override: its output_dir (relative to cwd) must not appear --------
+expect_input_error "run (built-in deck): run.dt = -1" "run.dt" 1 "$STRATUS" run --set run.dt=-1
+[[ ! -e $WORK/output ]] || fail "built-in deck: output directory was created"
+
+# --- unknown command (the usage text may follow the error line) ----------------------------------------
+deck "$WORK/good_unknown_cmd.ini" "$WORK/unknown_cmd_out"
+expect_input_error "unknown command" "frobnicate" 0 "$STRATUS" frobnicate "$WORK/good_unknown_cmd.ini"
+[[ ! -e $WORK/unknown_cmd_out ]] || fail "unknown command: output directory was created"
+
+# --- the same under mpiexec -n 2: exit 2, message exactly once, nothing written -----------------------
+deck "$WORK/typo_mpi.ini" "$WORK/typo_mpi_out" "DROP:nx" "nxx = 16"
+expect_input_error "mpiexec -n 2 run: misspelt key" "did you mean 'grid.nx'" 1 \
+  "$MPIEXEC" -n 2 "$STRATUS" run "$WORK/typo_mpi.ini"
+[[ ! -e $WORK/typo_mpi_out ]] || fail "mpiexec -n 2: output directory was created"
+deck "$WORK/decomp_mpi.ini" "$WORK/decomp_mpi_out"
+expect_input_error "mpiexec -n 2 run: decomposition 3 1 1" "parallel.decomp" 1 \
+  "$MPIEXEC" -n 2 "$STRATUS" run "$WORK/decomp_mpi.ini" --set "parallel.decomp=3 1 1"
+[[ ! -e $WORK/decomp_mpi_out ]] || fail "mpiexec -n 2 (decomposition): output directory was created"
+
+# --- check on a good deck: exit 0, decomposition and memory estimate, nothing created -----------------
+deck "$WORK/good.ini" "$WORK/good_out"
+before=$(tree_state)
+run_capture "$STRATUS" check "$WORK/good.ini"
+after=$(tree_state)
+[[ $RC -eq 0 ]] || fail "check good deck: exit code $RC"
+grep -Eq '^decomposition: 1 x 1 x 1 ranks' "$CAP/out" || fail "check good deck: no 'decomposition: 1 x 1 x 1 ranks' line"
+grep -Eq '^memory estimate: [0-9.e+]+ [kMG]B per rank' "$CAP/out" || fail "check good deck: no memory estimate"
+grep -q 'deck OK' "$CAP/out" || fail "check good deck: no 'deck OK'"
+[[ ! -e $WORK/good_out ]] || fail "check good deck: output directory was created"
+[[ $before == "$after" ]] || fail "check good deck: files changed"
+pass "check good deck: exit 0, decomposition and memory estimate printed, nothing created"
+
+run_capture "$MPIEXEC" -n 2 "$STRATUS" check "$WORK/good.ini"
+[[ $RC -eq 0 ]] || fail "mpiexec -n 2 check good deck: exit code $RC"
+grep -Eq '^decomposition: 2 x 1 x 1 ranks' "$CAP/out" || fail "mpiexec -n 2 check: no 'decomposition: 2 x 1 x 1 ranks' line"
+n=$(grep -c '^memory estimate:' "$CAP/out" || true)
+[[ $n -eq 1 ]] || fail "mpiexec -n 2 check: memory estimate printed $n times, expected once"
+[[ ! -e $WORK/good_out ]] || fail "mpiexec -n 2 check: output directory was created"
+pass "mpiexec -n 2 check good deck: exit 0, decomposition 2 x 1 x 1, printed once"
+
+# --- help-deck --------------------------------------------------------------------------------------
+run_capture "$STRATUS" help-deck grid
+[[ $RC -eq 0 ]] || fail "help-deck grid: exit code $RC"
+grep -Eq '^ *grid\.nx .*unit cells' "$CAP/out" || fail "help-deck grid: grid.nx with its unit (cells) not listed"
+! grep -q 'run\.t_end' "$CAP/out" || fail "help-deck grid: lists keys of other sections (run.t_end)"
+pass "help-deck grid: lists grid.nx with unit cells"
+
+expect_input_error "help-deck nosuchsection" "nosuchsection" 1 "$STRATUS" help-deck nosuchsection
+
+# --- info -------------------------------------------------------------------------------------------
+run_capture "$STRATUS" info
+[[ $RC -eq 0 ]] || fail "info: exit code $RC"
+for word in Kokkos MPI HDF5; do
+  grep -q "$word" "$CAP/out" || fail "info: output does not mention $word"
+done
+pass "info: exit 0, mentions Kokkos, MPI and HDF5"
+
+# --- the pre-existing output directory is still exactly as created ------------------------------------
+[[ $(ls -A "$EXISTING") == "sentinel.txt" ]] || fail "pre-existing output dir gained files: $(ls -A "$EXISTING")"
+[[ $(cat "$EXISTING/sentinel.txt") == "sentinel: must survive every failing command" ]] ||
+  fail "sentinel file content changed"
+[[ $(stat -c %Y "$EXISTING/sentinel.txt") == $(date -d '2001-02-03 04:05:06' +%s) ]] || fail "sentinel mtime changed"
+pass "pre-existing output directory and sentinel untouched"
+
+echo "cli_errors: all checks passed"
