@@ -86,7 +86,7 @@ Cli parse_cli(int argc, char** argv) {
 
 OptionRegistry declare_all(const PhysicsRegistry& physics) {
   OptionRegistry reg;
-  declare_run_options(reg);
+  declare_run_options(reg, physics.names());
   declare_grid_options(reg);
   for (const auto& p : physics.all()) p.declare_options(reg);
   return reg;
@@ -121,12 +121,8 @@ int run_command(const Cli& cli, const Runtime& rt) {
   const Deck deck = cli.deck.empty() ? Deck::parse(reg, kDefaultDeck, "<built-in default deck>", cli.overrides)
                                      : Deck::from_file(reg, cli.deck, cli.overrides);
   const RunParams rp = RunParams::from_deck(deck);
-  const PhysicsEntry* entry = physics.find(rp.physics);
-  if (!entry) {
-    std::string known;
-    for (const auto& n : physics.names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("deck '" + deck.source() + "': key 'run.physics' = '" + rp.physics + "' is not one of: " + known);
-  }
+  const PhysicsEntry* entry = physics.find(rp.physics);  // the deck only admits registered names
+  STRATUS_REQUIRE(entry != nullptr, "physics '" << rp.physics << "' passed the deck but is not registered");
   auto sim = entry->create(deck, rt.comm());
   for (const auto& k : deck.unused_keys())
     if (rt.is_root()) log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");

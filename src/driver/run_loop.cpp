@@ -24,8 +24,9 @@ std::string fmt(double v, int prec = 6) {
 }
 }  // namespace
 
-void declare_run_options(OptionRegistry& reg) {
-  reg.add_string("run.physics", "advection", "", "which physics to run (see `stratus help-deck`)");
+void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& physics) {
+  auto& p = reg.add_string("run.physics", "advection", "", "which physics to run");
+  if (!physics.empty()) p.one_of(physics);
   reg.add_string("run.name", "run", "", "prefix of every output file");
   reg.add_string("run.output_dir", "output", "", "directory for snapshots and the history table");
   reg.add_real("run.t_end", 1.0, "s", "simulated time to reach").greater_than(0.0);

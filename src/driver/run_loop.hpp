@@ -7,13 +7,15 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "driver/simulation.hpp"
 #include "input/deck.hpp"
 
 namespace stratus {
 
-void declare_run_options(OptionRegistry& reg);
+/// Declares [run]; `physics` (the registered names) become the allowed values of run.physics.
+void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& physics = {});
 
 struct RunParams {
   std::string physics;
