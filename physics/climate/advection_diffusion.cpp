@@ -124,8 +124,7 @@ std::string AdvectionDiffusion::describe() const {
 
 double AdvectionDiffusion::memory_bytes() const {
   const double cells = double(grid_.extent(0)) * grid_.extent(1) * grid_.extent(2);
-  double halo = 0.0;  // two buffers of all ghost layers, an upper bound
-  halo = 2.0 * 8.0 * (cells - double(grid_.owned_cells()));
+  const double halo = 2.0 * 8.0 * (cells - double(grid_.owned_cells()));  // send + receive, an upper bound
   return 8.0 * cells + RungeKutta::register_bytes(p_.integrator, grid_, 1) + halo;
 }
 
