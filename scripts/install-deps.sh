@@ -7,7 +7,11 @@
 #   unless a Kokkos >= 3.4 is already given through Kokkos_ROOT.
 # It does not download anything but Debian packages. Idempotent: with everything present it only checks.
 #
-# Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|AMPERE80|...]
+# - With --backend cuda: Kokkos with the CUDA backend (Serial on the host) for one GPU architecture (default
+#   HOPPER90 = sm_90, H100/H200), built with nvcc (PATH, CUDA_ROOT or /usr/local/cuda) after applying
+#   scripts/kokkos-3.4.1-cuda13.patch (CUDA 13 and Hopper support) to a copy of the extracted source.
+#
+# Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70]
 # stdout: one line, the Kokkos install prefix; all messages go to stderr.
 # Environment: STRATUS_DEPS_DIR (default ~/.cache/stratus), Kokkos_ROOT (use this Kokkos instead).
 set -euo pipefail
@@ -20,11 +24,16 @@ while [ $# -gt 0 ]; do
     --backend=*) backend="${1#*=}"; shift ;;
     --arch) arch="$2"; shift 2 ;;
     --arch=*) arch="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) echo "install-deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
 case "$backend" in openmp|cuda) ;; *) echo "install-deps: --backend must be openmp or cuda, not '$backend'" >&2; exit 2 ;; esac
+arch=${arch^^}
+case "$arch" in
+  HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70) ;;
+  *) echo "install-deps: --arch must be one of HOPPER90 ADA89 AMPERE80 AMPERE86 TURING75 VOLTA70, not '$arch'" >&2; exit 2 ;;
+esac
 
 say() { echo "[install-deps] $*" >&2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -78,12 +87,24 @@ if [ "$backend" = openmp ] && [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
   done
 fi
 
+patch_file="$here/kokkos-$kokkos_version-cuda13.patch"
 if [ "$backend" = cuda ]; then
   prefix="$deps_dir/kokkos-$kokkos_version-cuda-${arch,,}"
+  # The prefix records which patch it was built with; a changed patch rebuilds it.
+  patch_id=$(cksum <"$patch_file" | cut -d' ' -f1)
+  stamp="$prefix/share/stratus-kokkos-patch"
+  if kokkos_ok "$prefix" && [ "$(cat "$stamp" 2>/dev/null)" = "$patch_id" ]; then echo "$prefix"; exit 0; fi
+  nvcc_bin=""
+  if [ -n "${CUDA_ROOT:-}" ] && [ -x "$CUDA_ROOT/bin/nvcc" ]; then nvcc_bin="$CUDA_ROOT/bin/nvcc"
+  elif command -v nvcc >/dev/null; then nvcc_bin=$(command -v nvcc)
+  elif [ -x /usr/local/cuda/bin/nvcc ]; then nvcc_bin=/usr/local/cuda/bin/nvcc
+  fi
+  [ -n "$nvcc_bin" ] || { say "--backend cuda needs nvcc (CUDA >= 11.0): put it on PATH or set CUDA_ROOT"; exit 1; }
+  command -v patch >/dev/null || { say "--backend cuda needs 'patch' (apt-get install patch)"; exit 1; }
 else
   prefix="$deps_dir/kokkos-$kokkos_version-openmp"
+  if kokkos_ok "$prefix"; then echo "$prefix"; exit 0; fi
 fi
-if kokkos_ok "$prefix"; then echo "$prefix"; exit 0; fi
 
 src="$deps_dir/src/kokkos-$kokkos_version"
 if [ ! -f "$src/CMakeLists.txt" ]; then
@@ -118,21 +139,35 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   rm -rf "$dl"
 fi
 
-build="$deps_dir/build/kokkos-$kokkos_version-$backend"
+build="$deps_dir/build/$(basename "$prefix")"
 rm -rf "$build"; mkdir -p "$deps_dir/build"
 opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17
       -DCMAKE_CXX_EXTENSIONS=OFF -DKokkos_ENABLE_SERIAL=ON -DBUILD_SHARED_LIBS=OFF
       -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
 if [ "$backend" = cuda ]; then
-  say "the CUDA backend is built by scripts/install-deps.sh --backend cuda once the CUDA patch is in place"
-  exit 1
+  # A patched copy of the source, kept beside the pristine one and remade when the patch changes.
+  csrc="$deps_dir/src/kokkos-$kokkos_version-cuda13"
+  if [ "$(cat "$csrc/.stratus-patch" 2>/dev/null)" != "$patch_id" ]; then
+    say "applying $(basename "$patch_file")"
+    rm -rf "$csrc"; cp -a "$src" "$csrc"
+    patch -d "$csrc" -p1 -s --no-backup-if-mismatch <"$patch_file" >&2 \
+      || { rm -rf "$csrc"; say "$(basename "$patch_file") does not apply to $src"; exit 1; }
+    echo "$patch_id" >"$csrc/.stratus-patch"
+  fi
+  src="$csrc"
+  say "CUDA compiler: $nvcc_bin ($("$nvcc_bin" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')), arch $arch"
+  opts+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_CUDA_CONSTEXPR=ON
+         "-DKokkos_ARCH_$arch=ON" -DCMAKE_CXX_COMPILER="$csrc/bin/nvcc_wrapper")
+  export CUDA_ROOT="${nvcc_bin%/bin/nvcc}"
 else
   opts+=(-DKokkos_ENABLE_OPENMP=ON)
 fi
 say "building Kokkos $kokkos_version ($backend) into $prefix"
 cmake -S "$src" -B "$build" "${opts[@]}" >"$build.log" 2>&1 || { say "Kokkos configure failed, see $build.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { say "Kokkos build failed, see $build.log"; exit 1; }
+rm -rf "$prefix"
 cmake --install "$build" >>"$build.log" 2>&1 || { say "Kokkos install failed, see $build.log"; exit 1; }
 rm -rf "$build"; mkdir -p "$deps_dir/build"
 kokkos_ok "$prefix" || { say "Kokkos installed into $prefix but its CMake package is not where expected"; exit 1; }
+if [ "$backend" = cuda ]; then mkdir -p "$prefix/share"; echo "$patch_id" >"$stamp"; fi
 echo "$prefix"

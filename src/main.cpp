@@ -5,7 +5,6 @@
 //   stratus info                                      version, backends, devices, library versions
 // Exit codes: 0 success, 1 runtime failure, 2 bad input (nothing written), 3 stopped by a signal.
 #include <boost/program_options.hpp>
-
 #include <iostream>
 #include <sstream>
 
@@ -21,8 +20,9 @@
 #include "stratus/version.hpp"
 
 namespace po = boost::program_options;
-using namespace stratus;
 
+// No using-directive at file scope: nvcc appends code that calls ::log, which stratus::log would make ambiguous.
+namespace stratus {
 namespace {
 
 const char* kUsage =
@@ -113,6 +113,7 @@ int run_command(const Cli& cli, const Runtime& rt) {
     log::info(reg.help_text(cli.deck));
     return 0;
   }
+  if (!rt.kokkos_ready()) return 1;  // no usable device: the reason is printed already
   if (cli.command == "info") {
     log::info(build_info() + "  MPI ranks: " + std::to_string(rt.size()));
     return 0;
@@ -125,7 +126,8 @@ int run_command(const Cli& cli, const Runtime& rt) {
   STRATUS_REQUIRE(entry != nullptr, "physics '" << rp.physics << "' passed the deck but is not registered");
   auto sim = entry->create(deck, rt.comm());
   for (const auto& k : deck.unused_keys())
-    if (rt.is_root()) log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");
+    if (rt.is_root())
+      log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");
 
   std::ostringstream head;
   head << "Stratus " << kVersion << " (git " << kGitHash << "), " << rt.size() << " MPI rank(s), Kokkos "
@@ -148,8 +150,10 @@ int run_command(const Cli& cli, const Runtime& rt) {
 }
 
 }  // namespace
+}  // namespace stratus
 
 int main(int argc, char** argv) {
+  using namespace stratus;
   int code = 0;
   bool abort_needed = false;
   {

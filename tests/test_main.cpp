@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   int result = 0;
   {
     stratus::Runtime rt(argc, argv);
+    if (!rt.kokkos_ready()) return 1;  // no usable device: the reason is printed already
     Catch::Session session;
     result = session.run(argc, argv);
     int worst = 0;

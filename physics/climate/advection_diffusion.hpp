@@ -19,13 +19,13 @@ enum class Reconstruction { centered4, upwind3 };
 enum class TracerShape { gaussian, sine };
 
 struct AdvectionParams {
-  Real3 velocity{};      // [m/s]
-  double kappa = 0.0;    // [m^2/s]
+  Real3 velocity{};    // [m/s]
+  double kappa = 0.0;  // [m^2/s]
   TracerShape shape = TracerShape::gaussian;
   double amplitude = 1.0;
-  Real3 center{};        // Gaussian centre at t = 0 [m]
-  double width = 0.1;    // Gaussian standard deviation at t = 0 [m]
-  Int3 modes{};          // sine: whole wavelengths across the domain per direction (0: constant)
+  Real3 center{};      // Gaussian centre at t = 0 [m]
+  double width = 0.1;  // Gaussian standard deviation at t = 0 [m]
+  Int3 modes{};        // sine: whole wavelengths across the domain per direction (0: constant)
   Reconstruction recon = Reconstruction::centered4;
   RKMethod integrator = RKMethod::lsrk4;
   double cfl = 0.8;
@@ -69,11 +69,13 @@ class AdvectionDiffusion : public Simulation {
   /// L1, L2 and max-norm errors of the owned cell averages against the exact solution (collective).
   std::array<double, 3> error_norms() const;
 
- private:
+  // Members that launch kernels are public: CUDA forbids extended lambdas in private member functions.
+  /// dq/dt of q (ghosts of q must be filled) into dqdt's owned cells.
   void rhs(const Field4D& q, const Field4D& dqdt) const;
   /// Collective: signed and absolute tracer mass, sum of q dV over owned cells.
   std::array<double, 2> tracer_mass() const;
 
+ private:
   GridParams gp_;
   AdvectionParams p_;
   std::unique_ptr<CartDecomp> decomp_;

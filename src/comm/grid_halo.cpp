@@ -76,10 +76,13 @@ GridHalo::~GridHalo() {
   }
 }
 
-void GridHalo::pack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf) const {
+// Pack and unpack are free functions: CUDA does not allow device lambdas in private member functions.
+namespace {
+// Copies the box [lo, hi) of every variable of f into buf from offset on, box order (v, k, j, i).
+void pack_box(const Field4D& f, const int* lo, const int* hi, long long offset, const Buffer1D& buf) {
   const int nv = static_cast<int>(f.extent(0));
-  const int bx = b.hi[0] - b.lo[0], by = b.hi[1] - b.lo[1], bz = b.hi[2] - b.lo[2];
-  const int x0 = b.lo[0], y0 = b.lo[1], z0 = b.lo[2];
+  const int bx = hi[0] - lo[0], by = hi[1] - lo[1], bz = hi[2] - lo[2];
+  const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
   using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>;
   Kokkos::parallel_for(
       "halo::pack", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
@@ -87,10 +90,11 @@ void GridHalo::pack(const Field4D& f, const Box& b, long long offset, const Buff
       });
 }
 
-void GridHalo::unpack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf, bool add) const {
+// The inverse of pack_box; with add the values are summed into f instead of overwriting it.
+void unpack_box(const Field4D& f, const int* lo, const int* hi, long long offset, const Buffer1D& buf, bool add) {
   const int nv = static_cast<int>(f.extent(0));
-  const int bx = b.hi[0] - b.lo[0], by = b.hi[1] - b.lo[1], bz = b.hi[2] - b.lo[2];
-  const int x0 = b.lo[0], y0 = b.lo[1], z0 = b.lo[2];
+  const int bx = hi[0] - lo[0], by = hi[1] - lo[1], bz = hi[2] - lo[2];
+  const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
   using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>;
   if (add) {
     Kokkos::parallel_for(
@@ -104,6 +108,7 @@ void GridHalo::unpack(const Field4D& f, const Box& b, long long offset, const Bu
         });
   }
 }
+}  // namespace
 
 // The one place that decides where MPI reads and writes: the device buffers themselves (host backends,
 // or GPU-aware MPI), or host mirrors copied to and from the device around the messages.
@@ -123,13 +128,15 @@ void GridHalo::post(int nvar, bool reverse) {
     const int count = static_cast<int>(l.cells * nvar);
     // In reverse (scatter_add) the roles of the tags swap: data flows from ghost to owner.
     const int rtag = reverse ? l.send_tag : l.recv_tag;
-    STRATUS_MPI_CHECK(MPI_Irecv(rbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, rtag, decomp_.comm(), &reqs_recv_[n]));
+    STRATUS_MPI_CHECK(
+        MPI_Irecv(rbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, rtag, decomp_.comm(), &reqs_recv_[n]));
   }
   for (std::size_t n = 0; n < links_.size(); ++n) {
     const Link& l = links_[n];
     const int count = static_cast<int>(l.cells * nvar);
     const int stag = reverse ? l.recv_tag : l.send_tag;
-    STRATUS_MPI_CHECK(MPI_Isend(sbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, stag, decomp_.comm(), &reqs_send_[n]));
+    STRATUS_MPI_CHECK(
+        MPI_Isend(sbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, stag, decomp_.comm(), &reqs_send_[n]));
   }
   in_flight_ = true;
 }
@@ -152,11 +159,13 @@ void GridHalo::start(const Field4D& f) {
   STRATUS_REQUIRE(!in_flight_, "halo start() called twice without finish()");
   const int nvar = static_cast<int>(f.extent(0));
   STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
-  STRATUS_REQUIRE(static_cast<int>(f.extent(3)) == grid_.extent(0) && static_cast<int>(f.extent(2)) == grid_.extent(1) &&
+  STRATUS_REQUIRE(static_cast<int>(f.extent(3)) == grid_.extent(0) &&
+                      static_cast<int>(f.extent(2)) == grid_.extent(1) &&
                       static_cast<int>(f.extent(1)) == grid_.extent(2),
                   "field '" << f.label() << "' does not have the halo's grid extents");
   active_nvar_ = nvar;
-  for (std::size_t n = 0; n < links_.size(); ++n) pack(f, links_[n].owned, offset_[n] * nvar, send_);
+  for (std::size_t n = 0; n < links_.size(); ++n)
+    pack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, send_);
   ExecSpace().fence();
   post(nvar, false);
 }
@@ -165,7 +174,8 @@ void GridHalo::finish(const Field4D& f) {
   STRATUS_REQUIRE(in_flight_, "halo finish() without start()");
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) == active_nvar_, "halo finish() on a different field than start()");
   wait_recvs();
-  for (std::size_t n = 0; n < links_.size(); ++n) unpack(f, links_[n].ghost, offset_[n] * active_nvar_, recv_, false);
+  for (std::size_t n = 0; n < links_.size(); ++n)
+    unpack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * active_nvar_, recv_, false);
   ExecSpace().fence();
   wait_sends();
 }
@@ -175,11 +185,13 @@ void GridHalo::scatter_add(const Field4D& f) {
   const int nvar = static_cast<int>(f.extent(0));
   STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
   active_nvar_ = nvar;
-  for (std::size_t n = 0; n < links_.size(); ++n) pack(f, links_[n].ghost, offset_[n] * nvar, send_);
+  for (std::size_t n = 0; n < links_.size(); ++n)
+    pack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * nvar, send_);
   ExecSpace().fence();
   post(nvar, true);
   wait_recvs();
-  for (std::size_t n = 0; n < links_.size(); ++n) unpack(f, links_[n].owned, offset_[n] * nvar, recv_, true);
+  for (std::size_t n = 0; n < links_.size(); ++n)
+    unpack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, recv_, true);
   ExecSpace().fence();
   wait_sends();
 }

@@ -65,8 +65,6 @@ class GridHalo {
   void post(int nvar, bool reverse);
   void wait_recvs();
   void wait_sends();
-  void pack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf) const;
-  void unpack(const Field4D& f, const Box& b, long long offset, const Buffer1D& buf, bool add) const;
 
   const CartDecomp& decomp_;
   LocalGrid grid_;

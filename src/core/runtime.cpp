@@ -1,13 +1,19 @@
 // MPI + Kokkos initialisation, and the build/dependency summary printed by `stratus info`.
 #include "core/runtime.hpp"
 
-#include <Kokkos_Core.hpp>
-#include <boost/version.hpp>
 #include <fftw3.h>
 #include <hdf5.h>
 
+#include <Kokkos_Core.hpp>
+#include <boost/version.hpp>
+#ifdef STRATUS_HAVE_CUFFT
+#include <cufft.h>
+#endif
+
+#include <iostream>
 #include <sstream>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "stratus/version.hpp"
 
@@ -25,11 +31,21 @@ Runtime::Runtime(int& argc, char**& argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   // Errors from MPI calls come back as return codes so that they can be reported with a location.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // Every rank learns whether any rank lacks a usable device, so that none starts work the others cannot join.
+  const std::string why = prepare_device(MPI_COMM_WORLD, argc, argv);
+  int bad = why.empty() ? 0 : 1, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    if (bad)
+      std::cerr << "stratus: error: " << (size_ > 1 ? "rank " + std::to_string(rank_) + ": " : "") << why << std::endl;
+    return;
+  }
   Kokkos::initialize(argc, argv);
+  kokkos_ = true;
 }
 
 Runtime::~Runtime() {
-  Kokkos::finalize();
+  if (kokkos_) Kokkos::finalize();
   int fin = 0;
   MPI_Finalized(&fin);
   if (own_mpi_ && !fin) MPI_Finalize();
@@ -38,7 +54,8 @@ Runtime::~Runtime() {
 std::string build_info() {
   std::ostringstream os;
   os << "Stratus " << kVersion << " (git " << kGitHash << ")\n";
-  os << "  C++ compiler: " <<
+  os << "  C++ compiler: "
+     <<
 #if defined(__clang__)
       "clang " << __clang_major__ << "." << __clang_minor__
 #elif defined(__GNUC__)
@@ -47,9 +64,9 @@ std::string build_info() {
       "unknown"
 #endif
      << ", C++" << __cplusplus / 100 % 100 << "\n";
-  os << "  Kokkos: " << KOKKOS_VERSION / 10000 << "." << KOKKOS_VERSION / 100 % 100 << "."
-     << KOKKOS_VERSION % 100 << ", default execution space " << Kokkos::DefaultExecutionSpace::name()
-     << " (concurrency " << Kokkos::DefaultExecutionSpace().concurrency() << ")"
+  os << "  Kokkos: " << KOKKOS_VERSION / 10000 << "." << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100
+     << ", default execution space " << Kokkos::DefaultExecutionSpace::name() << " (concurrency "
+     << Kokkos::DefaultExecutionSpace().concurrency() << ")"
      << ", host space " << Kokkos::DefaultHostExecutionSpace::name() << "\n";
   os << "  Kokkos backends:";
 #ifdef KOKKOS_ENABLE_SERIAL
@@ -85,6 +102,12 @@ std::string build_info() {
   os << "  Boost: " << BOOST_VERSION / 100000 << "." << BOOST_VERSION / 100 % 1000 << "." << BOOST_VERSION % 100
      << "\n";
   os << "  FFTW: " << fftw_version << "\n";
+#ifdef STRATUS_HAVE_CUFFT
+  int cufft = 0;
+  cufftGetVersion(&cufft);
+  os << "  cuFFT: " << cufft / 1000 << "." << cufft % 1000 / 100 << "." << cufft % 100 << "\n";
+#endif
+  os << device_info();
   return os.str();
 }
 

@@ -1,6 +1,7 @@
 // RAII owner of MPI and Kokkos. Exactly one Runtime lives in a process (the executable's main or a
 // test main); it initialises MPI (thread level FUNNELED) then Kokkos, and finalises in reverse order.
-// It does not parse Stratus' own command line.
+// Before Kokkos, each rank picks and checks its GPU (core/device.hpp). It does not parse Stratus' own
+// command line.
 #pragma once
 #include <mpi.h>
 
@@ -20,11 +21,15 @@ class Runtime {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
+  /// False when this process cannot run kernels (no usable GPU, or one of another compute capability);
+  /// the reason has then been printed by the ranks concerned and Kokkos is not initialised.
+  bool kokkos_ready() const { return kokkos_; }
 
  private:
   int rank_ = 0;
   int size_ = 1;
   bool own_mpi_ = false;
+  bool kokkos_ = false;
 };
 
 /// Human-readable versions of everything this build links, one item per line (for `stratus info`).

@@ -1,0 +1,33 @@
+// The accelerator a rank runs on: chosen and checked before Kokkos starts, described by `stratus info`.
+// Without a GPU backend every function here is a no-op that reports the host.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+namespace stratus {
+
+/// Compute capability this binary's GPU kernels were compiled for, as 10*major + minor (90 for sm_90),
+/// or 0 when the build has no GPU backend.
+int compiled_compute_capability();
+
+/// Whether kernels compiled for `compiled` (10*major + minor) run on a device of capability major.minor:
+/// the same major version and a minor version no lower (the rule the Kokkos CUDA runtime enforces).
+bool compute_capability_compatible(int compiled, int major, int minor);
+
+/// The refusal for a device this binary cannot use, naming both capabilities and how to rebuild;
+/// empty when compatible.
+std::string compute_capability_mismatch(int compiled, int major, int minor, const std::string& device_name,
+                                        int device_id);
+
+/// Chooses this rank's GPU before Kokkos::initialize: the node-local rank modulo the visible devices,
+/// unless the user chose one (--kokkos-device-id, KOKKOS_DEVICE_ID, --kokkos-num-devices,
+/// KOKKOS_NUM_DEVICES), and checks that it exists and matches the compiled compute capability.
+/// Returns an empty string when the rank can go on, else the reason it cannot. Collective over comm.
+std::string prepare_device(MPI_Comm comm, int argc, char** argv);
+
+/// Lines describing the device Kokkos runs on (name, compute capability, memory, multiprocessors,
+/// driver and runtime versions) for `stratus info`; call after Kokkos::initialize.
+std::string device_info();
+
+}  // namespace stratus
