@@ -3,6 +3,7 @@
 //   stratus check [DECK] [--set ...]                  validate, print the resolved set-up, do not run
 //   stratus help-deck [SECTION]                       every deck key with type, default, unit and help
 //   stratus info                                      version, backends, devices, library versions
+//   stratus bench [DECK] [--set ...] [--steps N]      memory-bandwidth roof and the deck's stepping rate
 // Exit codes: 0 success, 1 runtime failure, 2 bad input (nothing written), 3 stopped by a signal.
 #include <boost/program_options.hpp>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "domain/grid_options.hpp"
+#include "driver/bench.hpp"
 #include "driver/run_loop.hpp"
 #include "driver/simulation.hpp"
 #include "input/deck.hpp"
@@ -31,20 +33,26 @@ const char* kUsage =
     "  run [DECK]         run a deck (without DECK: the built-in default deck)\n"
     "  check [DECK]       validate a deck; print the resolved set-up, memory estimate and decomposition\n"
     "  help-deck [SECTION] list every deck key with type, default, unit and help\n"
-    "  info               version, git hash, Kokkos backends and devices, MPI and HDF5 versions\n";
+    "  info               version, git hash, Kokkos backends and devices, MPI and HDF5 versions\n"
+    "  bench [DECK]       memory-bandwidth roof (triad) and the deck's stepping rate, without output\n";
 
 struct Cli {
   std::string command;
   std::string deck;  // path, or empty for the built-in default deck / help-deck section
   std::vector<std::string> overrides;
   bool quiet = false, verbose = false;
+  int bench_steps = 20;
+  int triad_mib = -1;  // -1: the default for the backend
 };
 
 Cli parse_cli(int argc, char** argv) {
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")("version", "print the version")(
       "set,s", po::value<std::vector<std::string>>()->composing(), "override a deck key: --set section.key=value")(
-      "quiet,q", "only warnings and errors")("verbose,v", "debug output");
+      "quiet,q", "only warnings and errors")("verbose,v", "debug output")(
+      "steps", po::value<int>(), "bench: timed steps (default 20, after 2 untimed)")(
+      "triad-mib", po::value<int>(),
+      "bench: MiB per triad array and rank (default 1024 on a GPU, 256 on a CPU; 0 skips)");
   po::options_description hidden;
   hidden.add_options()("command", po::value<std::string>())("deck", po::value<std::string>());
   po::options_description all;
@@ -75,12 +83,18 @@ Cli parse_cli(int argc, char** argv) {
   if (vm.count("set")) cli.overrides = vm["set"].as<std::vector<std::string>>();
   cli.quiet = vm.count("quiet") > 0;
   cli.verbose = vm.count("verbose") > 0;
+  if (vm.count("steps")) cli.bench_steps = vm["steps"].as<int>();
+  if (vm.count("triad-mib")) cli.triad_mib = vm["triad-mib"].as<int>();
   const std::string c = cli.command;
-  if (c != "run" && c != "check" && c != "help-deck" && c != "info")
+  if (c != "run" && c != "check" && c != "help-deck" && c != "info" && c != "bench")
     throw InputError("command line: unknown command '" + c + "'\n" + kUsage);
   if ((c == "info") && !cli.deck.empty()) throw InputError("command line: 'info' takes no argument");
   if ((c == "info" || c == "help-deck") && !cli.overrides.empty())
     throw InputError("command line: --set applies to 'run' and 'check' only");
+  if ((vm.count("steps") || vm.count("triad-mib")) && c != "bench")
+    throw InputError("command line: --steps and --triad-mib apply to 'bench' only");
+  if (cli.bench_steps < 1) throw InputError("command line: --steps must be >= 1");
+  if (vm.count("triad-mib") && cli.triad_mib < 0) throw InputError("command line: --triad-mib must be >= 0");
   return cli;
 }
 
@@ -102,6 +116,39 @@ std::string bytes_text(double b) {
   else
     os << b / 1e3 << " kB";
   return os.str();
+}
+
+std::string fmt(double v, int digits = 4) {
+  std::ostringstream os;
+  os.precision(digits);
+  os << v;
+  return os.str();
+}
+
+// Triad roof, then timed steps; the last line relates the two: the bytes a purely bandwidth-bound kernel
+// could move per cell update at the measured roof (lower means closer to the roof per unit of work).
+int bench_command(const Cli& cli, Simulation& sim, const Runtime& rt, const std::string& physics) {
+#ifdef KOKKOS_ENABLE_CUDA
+  const int mib = cli.triad_mib < 0 ? 1024 : cli.triad_mib;
+#else
+  const int mib = cli.triad_mib < 0 ? 256 : cli.triad_mib;
+#endif
+  std::ostringstream os;
+  double roof = 0.0;
+  if (mib > 0) {
+    const TriadResult tr = triad_bandwidth(static_cast<std::size_t>(mib) << 20, 10, rt.comm());
+    roof = tr.best_gbs;
+    os << "bench: triad " << fmt(tr.best_gbs) << " GB/s best, " << fmt(tr.mean_gbs) << " GB/s mean (3 arrays x " << mib
+       << " MiB per rank, " << rt.size() << " rank(s), 10 repetitions)\n";
+  }
+  const StepResult sr = time_steps(sim, 2, cli.bench_steps, rt.comm());
+  os << "bench: " << physics << " " << fmt(sr.work_per_second) << " updates/s, " << fmt(sr.seconds_per_step * 1e3)
+     << " ms per step (" << sr.steps << " steps after 2 untimed, no output or diagnostics)\n";
+  if (roof > 0.0)
+    os << "bench: triad bytes per update " << fmt(roof * 1e9 / sr.work_per_second)
+       << " (the memory traffic per update that would saturate the triad roof at this rate)\n";
+  log::info(os.str());
+  return 0;
 }
 
 int run_command(const Cli& cli, const Runtime& rt) {
@@ -136,6 +183,10 @@ int run_command(const Cli& cli, const Runtime& rt) {
        << sim->describe() << "\n"
        << "memory estimate: " << bytes_text(sim->memory_bytes()) << " per rank, "
        << bytes_text(sim->memory_bytes() * rt.size()) << " in all";
+  if (cli.command == "bench") {
+    log::info(head.str());
+    return bench_command(cli, *sim, rt, rp.physics);
+  }
   if (cli.command == "check") {
     log::info(head.str());
     log::info("\nresolved deck:\n" + deck.resolved_text());

@@ -60,7 +60,8 @@ AdvectionParams AdvectionParams::from_deck(const Deck& deck) {
   p.shape = deck.get_string("advection.initial") == "sine" ? TracerShape::sine : TracerShape::gaussian;
   p.amplitude = deck.get_real("advection.amplitude");
   p.width = deck.get_real("advection.width");
-  p.recon = deck.get_string("advection.reconstruction") == "upwind3" ? Reconstruction::upwind3 : Reconstruction::centered4;
+  p.recon =
+      deck.get_string("advection.reconstruction") == "upwind3" ? Reconstruction::upwind3 : Reconstruction::centered4;
   p.integrator = parse_rk_method(deck.get_string("advection.integrator"), "advection.integrator");
   p.cfl = deck.get_real("advection.cfl");
   return p;
@@ -100,7 +101,8 @@ AdvectionDiffusion::AdvectionDiffusion(const Deck& deck, MPI_Comm comm)
     : gp_(GridParams::from_deck(deck)), p_(AdvectionParams::from_deck(deck)) {
   const char* bc[3] = {"grid.bc_x", "grid.bc_y", "grid.bc_z"};
   for (int d = 0; d < 3; ++d)
-    STRATUS_INPUT_REQUIRE(gp_.periodic[d], "key '" << bc[d] << "' = 'wall': the advection physics needs periodic boundaries");
+    STRATUS_INPUT_REQUIRE(gp_.periodic[d],
+                          "key '" << bc[d] << "' = 'wall': the advection physics needs periodic boundaries");
   decomp_ = gp_.decompose(comm);
   grid_ = make_local_grid(*decomp_, gp_.lo, gp_.length, 2);
 }
@@ -110,8 +112,8 @@ std::string AdvectionDiffusion::describe() const {
   int dims = 0;
   for (int d = 0; d < 3; ++d) dims += grid_.global_n[d] > 1;
   os << "physics: advection-diffusion of a tracer, " << dims << "D\n"
-     << "grid: " << grid_.global_n[0] << " x " << grid_.global_n[1] << " x " << grid_.global_n[2] << " cells, dx = "
-     << grid_.dx[0] << " " << grid_.dx[1] << " " << grid_.dx[2] << " m\n"
+     << "grid: " << grid_.global_n[0] << " x " << grid_.global_n[1] << " x " << grid_.global_n[2]
+     << " cells, dx = " << grid_.dx[0] << " " << grid_.dx[1] << " " << grid_.dx[2] << " m\n"
      << "decomposition: " << decomp_->describe() << "\n"
      << "velocity: " << p_.velocity[0] << " " << p_.velocity[1] << " " << p_.velocity[2]
      << " m/s, diffusivity: " << p_.kappa << " m^2/s\n"
@@ -168,22 +170,28 @@ void AdvectionDiffusion::rhs(const Field4D& q, const Field4D& dqdt) const {
   const bool centered = p_.recon == Reconstruction::centered4;
   const bool ax = g.global_n[0] > 1, ay = g.global_n[1] > 1, az = g.global_n[2] > 1;
   const double ix = 1.0 / g.dx[0], iy = 1.0 / g.dx[1], iz = 1.0 / g.dx[2];
-  Kokkos::parallel_for(
-      "advection::rhs", owned_cells(g), KOKKOS_LAMBDA(int k, int j, int i) {
+  for_each_cell(
+      "advection::rhs", g, KOKKOS_LAMBDA(int i, int j, int k) {
         double r = 0.0;
         if (ax) {
-          const double fr = face_flux(q(0, k, j, i - 1), q(0, k, j, i), q(0, k, j, i + 1), q(0, k, j, i + 2), u[0], kappa, ix, centered);
-          const double fl = face_flux(q(0, k, j, i - 2), q(0, k, j, i - 1), q(0, k, j, i), q(0, k, j, i + 1), u[0], kappa, ix, centered);
+          const double fr = face_flux(q(0, k, j, i - 1), q(0, k, j, i), q(0, k, j, i + 1), q(0, k, j, i + 2), u[0],
+                                      kappa, ix, centered);
+          const double fl = face_flux(q(0, k, j, i - 2), q(0, k, j, i - 1), q(0, k, j, i), q(0, k, j, i + 1), u[0],
+                                      kappa, ix, centered);
           r -= (fr - fl) * ix;
         }
         if (ay) {
-          const double fr = face_flux(q(0, k, j - 1, i), q(0, k, j, i), q(0, k, j + 1, i), q(0, k, j + 2, i), u[1], kappa, iy, centered);
-          const double fl = face_flux(q(0, k, j - 2, i), q(0, k, j - 1, i), q(0, k, j, i), q(0, k, j + 1, i), u[1], kappa, iy, centered);
+          const double fr = face_flux(q(0, k, j - 1, i), q(0, k, j, i), q(0, k, j + 1, i), q(0, k, j + 2, i), u[1],
+                                      kappa, iy, centered);
+          const double fl = face_flux(q(0, k, j - 2, i), q(0, k, j - 1, i), q(0, k, j, i), q(0, k, j + 1, i), u[1],
+                                      kappa, iy, centered);
           r -= (fr - fl) * iy;
         }
         if (az) {
-          const double fr = face_flux(q(0, k - 1, j, i), q(0, k, j, i), q(0, k + 1, j, i), q(0, k + 2, j, i), u[2], kappa, iz, centered);
-          const double fl = face_flux(q(0, k - 2, j, i), q(0, k - 1, j, i), q(0, k, j, i), q(0, k + 1, j, i), u[2], kappa, iz, centered);
+          const double fr = face_flux(q(0, k - 1, j, i), q(0, k, j, i), q(0, k + 1, j, i), q(0, k + 2, j, i), u[2],
+                                      kappa, iz, centered);
+          const double fl = face_flux(q(0, k - 2, j, i), q(0, k - 1, j, i), q(0, k, j, i), q(0, k + 1, j, i), u[2],
+                                      kappa, iz, centered);
           r -= (fr - fl) * iz;
         }
         dqdt(0, k, j, i) = r;
@@ -221,14 +229,15 @@ std::array<double, 2> AdvectionDiffusion::tracer_mass() const {
   const LocalGrid g = grid_;
   auto q = q_;
   double sum = 0.0, abs_sum = 0.0;
-  Kokkos::parallel_reduce(
-      "advection::mass", owned_cells(g), KOKKOS_LAMBDA(int k, int j, int i, double& s) { s += q(0, k, j, i); }, sum);
-  Kokkos::parallel_reduce(
-      "advection::abs_mass", owned_cells(g),
-      KOKKOS_LAMBDA(int k, int j, int i, double& s) {
+  reduce_cells(
+      "advection::mass", g, KOKKOS_LAMBDA(int i, int j, int k, double& s) { s += q(0, k, j, i); }, sum);
+  reduce_cells(
+      "advection::abs_mass", g,
+      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
         const double v = q(0, k, j, i);
         s += v < 0.0 ? -v : v;
-      }, abs_sum);
+      },
+      abs_sum);
   double local[2] = {sum * g.cell_volume(), abs_sum * g.cell_volume()}, global[2] = {0.0, 0.0};
   MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, decomp_->comm());
   return {global[0], global[1]};
@@ -238,11 +247,11 @@ Diagnostics AdvectionDiffusion::diagnostics(double dt) {
   const LocalGrid g = grid_;
   auto q = q_;
   double qmin = 0.0, qmax = 0.0;
-  Kokkos::parallel_reduce(
-      "advection::min", owned_cells(g), KOKKOS_LAMBDA(int k, int j, int i, double& m) { m = q(0, k, j, i) < m ? q(0, k, j, i) : m; },
+  reduce_cells(
+      "advection::min", g, KOKKOS_LAMBDA(int i, int j, int k, double& m) { m = q(0, k, j, i) < m ? q(0, k, j, i) : m; },
       Kokkos::Min<double>(qmin));
-  Kokkos::parallel_reduce(
-      "advection::max", owned_cells(g), KOKKOS_LAMBDA(int k, int j, int i, double& m) { m = q(0, k, j, i) > m ? q(0, k, j, i) : m; },
+  reduce_cells(
+      "advection::max", g, KOKKOS_LAMBDA(int i, int j, int k, double& m) { m = q(0, k, j, i) > m ? q(0, k, j, i) : m; },
       Kokkos::Max<double>(qmax));
   double gmin = 0.0, gmax = 0.0;
   const double mass = tracer_mass()[0];

@@ -43,7 +43,8 @@ double RungeKutta::register_bytes(RKMethod method, const LocalGrid& grid, int nv
 
 void RungeKutta::step(const Field4D& u, double t, double dt, const Rhs& rhs, const FillGhosts& fill) {
   const int nv = static_cast<int>(u.extent(0));
-  STRATUS_REQUIRE(nv <= static_cast<int>(k_.extent(0)), "RK registers hold " << k_.extent(0) << " variables, field has " << nv);
+  STRATUS_REQUIRE(nv <= static_cast<int>(k_.extent(0)),
+                  "RK registers hold " << k_.extent(0) << " variables, field has " << nv);
   auto k = k_;
   if (method_ == RKMethod::ssprk3) {
     auto u0 = u0_;
@@ -52,8 +53,8 @@ void RungeKutta::step(const Field4D& u, double t, double dt, const Rhs& rhs, con
       fill(u, t + kSspC[s] * dt);
       rhs(u, t + kSspC[s] * dt, k);
       const double a = kSspA[s], b = kSspB[s];
-      Kokkos::parallel_for(
-          "rk::ssprk3_stage", owned_cells(grid_), KOKKOS_LAMBDA(int kk, int j, int i) {
+      for_each_cell(
+          "rk::ssprk3_stage", grid_, KOKKOS_LAMBDA(int i, int j, int kk) {
             for (int v = 0; v < nv; ++v) {
               const double un = u(v, kk, j, i) + dt * k(v, kk, j, i);
               u(v, kk, j, i) = a == 0.0 ? un : a * u0(v, kk, j, i) + b * un;
@@ -67,8 +68,8 @@ void RungeKutta::step(const Field4D& u, double t, double dt, const Rhs& rhs, con
       fill(u, t + kC[s] * dt);
       rhs(u, t + kC[s] * dt, l);
       const double a = kA[s], b = kB[s];
-      Kokkos::parallel_for(
-          "rk::lsrk4_stage", owned_cells(grid_), KOKKOS_LAMBDA(int kk, int j, int i) {
+      for_each_cell(
+          "rk::lsrk4_stage", grid_, KOKKOS_LAMBDA(int i, int j, int kk) {
             for (int v = 0; v < nv; ++v) {
               // The first stage has a = 0: do not multiply the previous step's du (it may be anything).
               const double d = (a == 0.0 ? 0.0 : a * du(v, kk, j, i)) + dt * l(v, kk, j, i);

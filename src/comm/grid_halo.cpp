@@ -78,35 +78,50 @@ GridHalo::~GridHalo() {
 
 // Pack and unpack are free functions: CUDA does not allow device lambdas in private member functions.
 namespace {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+// GPUs: one flat index per (variable, cell) of the box, i fastest, which is also the buffer order, so that
+// consecutive threads touch consecutive buffer entries whatever the box's shape (faces are 1-3 cells thin).
+template <class F>
+struct BoxFlat {
+  F f;
+  int bx, by, bz;
+  KOKKOS_INLINE_FUNCTION void operator()(int n) const {
+    const int i = n % bx, r = n / bx, j = r % by, r2 = r / by;
+    f(r2 / bz, r2 % bz, j, i);
+  }
+};
+template <class F>
+void for_each_box_cell(const char* name, int nv, int bx, int by, int bz, const F& f) {
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(0, nv * bz * by * bx), BoxFlat<F>{f, bx, by, bz});
+}
+#else
+// CPUs: nested loops (v, k, j, i) without index arithmetic.
+template <class F>
+void for_each_box_cell(const char* name, int nv, int bx, int by, int bz, const F& f) {
+  Kokkos::parallel_for(name, Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4> >({0, 0, 0, 0}, {nv, bz, by, bx}), f);
+}
+#endif
+
 // Copies the box [lo, hi) of every variable of f into buf from offset on, box order (v, k, j, i).
 void pack_box(const Field4D& f, const int* lo, const int* hi, long long offset, const Buffer1D& buf) {
-  const int nv = static_cast<int>(f.extent(0));
   const int bx = hi[0] - lo[0], by = hi[1] - lo[1], bz = hi[2] - lo[2];
   const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>;
-  Kokkos::parallel_for(
-      "halo::pack", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
+  for_each_box_cell(
+      "halo::pack", static_cast<int>(f.extent(0)), bx, by, bz, KOKKOS_LAMBDA(int v, int k, int j, int i) {
         buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i) = f(v, z0 + k, y0 + j, x0 + i);
       });
 }
 
 // The inverse of pack_box; with add the values are summed into f instead of overwriting it.
 void unpack_box(const Field4D& f, const int* lo, const int* hi, long long offset, const Buffer1D& buf, bool add) {
-  const int nv = static_cast<int>(f.extent(0));
   const int bx = hi[0] - lo[0], by = hi[1] - lo[1], bz = hi[2] - lo[2];
   const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>;
-  if (add) {
-    Kokkos::parallel_for(
-        "halo::unpack_add", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
-          f(v, z0 + k, y0 + j, x0 + i) += buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i);
-        });
-  } else {
-    Kokkos::parallel_for(
-        "halo::unpack", Policy({0, 0, 0, 0}, {nv, bz, by, bx}), KOKKOS_LAMBDA(int v, int k, int j, int i) {
-          f(v, z0 + k, y0 + j, x0 + i) = buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i);
-        });
-  }
+  for_each_box_cell(
+      "halo::unpack", static_cast<int>(f.extent(0)), bx, by, bz, KOKKOS_LAMBDA(int v, int k, int j, int i) {
+        const double b = buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i);
+        double& cell = f(v, z0 + k, y0 + j, x0 + i);
+        cell = add ? cell + b : b;
+      });
 }
 }  // namespace
 

@@ -4,6 +4,8 @@
 // cells are i in [ng[0], ng[0] + n[0]) and likewise for j, k. It owns no memory.
 #pragma once
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "core/types.hpp"
 #include "domain/cart_decomp.hpp"
@@ -25,17 +27,80 @@ struct LocalGrid {
   /// Cell volume (in 2D/1D the unused directions still carry their extent, so this is a volume).
   double cell_volume() const { return dx[0] * dx[1] * dx[2]; }
   /// Centre coordinate in direction d of the cell with array index idx (ghosts included).
-  KOKKOS_INLINE_FUNCTION double center(int d, int idx) const {
-    return lo[d] + (offset[d] + idx - ng[d] + 0.5) * dx[d];
-  }
+  KOKKOS_INLINE_FUNCTION double center(int d, int idx) const { return lo[d] + (offset[d] + idx - ng[d] + 0.5) * dx[d]; }
   /// Allocates a (nvar, nz+2g, ny+2g, nx+2g) field, zero-initialised, in the default memory space.
   Field4D allocate(const std::string& label, int nvar) const;
 };
 
-/// A 3D range policy over the owned cells of g, indices (k, j, i) as in the arrays.
-inline Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>> owned_cells(const LocalGrid& g) {
-  return Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(
-      {g.ng[2], g.ng[1], g.ng[0]}, {g.ng[2] + g.n[2], g.ng[1] + g.n[1], g.ng[0] + g.n[0]});
+namespace detail {
+// Host adaptor: Kokkos' host MDRange runs fastest with the arrays' own (k, j, i) order; kernels take (i, j, k).
+template <class F>
+struct CellsKJI {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(int k, int j, int i) const { f(i, j, k); }
+};
+template <class F, class T>
+struct CellsKJIReduce {
+  using value_type = T;
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(int k, int j, int i, T& v) const { f(i, j, k, v); }
+};
+template <class R, bool = Kokkos::is_reducer<R>::value>
+struct ReduceValue {
+  using type = R;
+};
+template <class R>
+struct ReduceValue<R, true> {
+  using type = typename R::value_type;
+};
+}  // namespace detail
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+/// GPUs: indices (i, j, k) with i on threadIdx.x (Kokkos' CUDA MDRange puts threadIdx.x on the first index
+/// whatever the iteration direction), so that warps read contiguous LayoutRight rows.
+using CellPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
+inline CellPolicy owned_cells(const LocalGrid& g) {
+  // 256 threads per block: 32 along i (one warp per row segment) times 4 x 2 rows in 3D, 8 rows in 2D.
+  const bool y = g.n[1] > 1, z = g.n[2] > 1;
+  const int tj = y ? (z ? 4 : 8) : 1;
+  const int tk = z ? (y ? 2 : 8) : 1;
+  return CellPolicy({g.ng[0], g.ng[1], g.ng[2]}, {g.ng[0] + g.n[0], g.ng[1] + g.n[1], g.ng[2] + g.n[2]}, {32, tj, tk});
+}
+template <class F>
+F cell_kernel(const F& f) {
+  return f;
+}
+template <class T, class F>
+F cell_reduce_kernel(const F& f) {
+  return f;
+}
+#else
+/// CPUs: indices (k, j, i) as in the arrays, i innermost (Kokkos' host default tiles: whole rows, 2 x 2).
+using CellPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>;
+inline CellPolicy owned_cells(const LocalGrid& g) {
+  return CellPolicy({g.ng[2], g.ng[1], g.ng[0]}, {g.ng[2] + g.n[2], g.ng[1] + g.n[1], g.ng[0] + g.n[0]});
+}
+template <class F>
+detail::CellsKJI<F> cell_kernel(const F& f) {
+  return {f};
+}
+template <class T, class F>
+detail::CellsKJIReduce<F, T> cell_reduce_kernel(const F& f) {
+  return {f};
+}
+#endif
+
+/// Runs f(i, j, k) over the owned cells of g, in the order that suits the backend.
+template <class F>
+void for_each_cell(const std::string& name, const LocalGrid& g, const F& f) {
+  Kokkos::parallel_for(name, owned_cells(g), cell_kernel(f));
+}
+
+/// Reduces f(i, j, k, value&) over the owned cells of g into result (a scalar or a Kokkos reducer).
+template <class F, class Result>
+void reduce_cells(const std::string& name, const LocalGrid& g, const F& f, Result&& result) {
+  using T = typename detail::ReduceValue<std::decay_t<Result>>::type;
+  Kokkos::parallel_reduce(name, owned_cells(g), cell_reduce_kernel<T>(f), std::forward<Result>(result));
 }
 
 /// The local grid of this rank for a domain [lo, lo + length) and ghost width `ghost` in every

@@ -1,0 +1,33 @@
+// Measurements behind `stratus bench`: the memory-bandwidth roof of the default execution space
+// (a STREAM-style triad) and the stepping rate of a deck's physics, both timed with fences so that
+// asynchronous GPU kernels are counted in full. Output and diagnostics are left out on purpose.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "driver/simulation.hpp"
+
+namespace stratus {
+
+struct TriadResult {
+  double bytes_per_array = 0;  // per rank
+  double best_gbs = 0;         // all ranks together, best repetition, 24 bytes per element (STREAM's count)
+  double mean_gbs = 0;
+};
+
+/// a = b + s c on three arrays of bytes_per_array each per rank, all ranks at once; reps timed repetitions.
+/// Collective.
+TriadResult triad_bandwidth(std::size_t bytes_per_array, int reps, MPI_Comm comm);
+
+struct StepResult {
+  long steps = 0;
+  double seconds = 0;          // slowest rank, stepping only
+  double work_per_second = 0;  // cell-updates (or atom-steps) per second, all ranks
+  double seconds_per_step = 0;
+};
+
+/// Initialises sim, takes warmup untimed steps, then times `steps` steps of its stable dt. Collective.
+StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm);
+
+}  // namespace stratus
