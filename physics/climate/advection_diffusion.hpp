@@ -42,9 +42,11 @@ class AdvectionExact {
   AdvectionExact(const AdvectionParams& p, const LocalGrid& g) : p_(p), g_(g) {}
   /// Cell average of the owned cell with array indices (i, j, k) at time t.
   double cell_average(int i, int j, int k, double t) const;
+  /// The solution is amplitude * factor(0, i) * factor(1, j) * factor(2, k): the factor of direction d for
+  /// array index idx (ghosts included) at time t; 1 in a direction with one global cell.
+  double factor(int d, int idx, double t) const;
 
  private:
-  double factor(int d, int idx, double t) const;
   AdvectionParams p_;
   LocalGrid g_;
 };

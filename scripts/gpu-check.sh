@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Runs on a machine with an NVIDIA GPU and no internet: unpacks a bundle made by scripts/gpu-bundle.sh
+# (a CUDA build plus the shared libraries it needs), checks that everything loads, runs the whole CUDA
+# test suite (the CTest list, 1, 2 and 4 ranks, without cmake) and the benchmarks, and writes a report.
+#
+# Usage: scripts/gpu-check.sh [BUNDLE (default build/gpu-bundle.tar.gz)] [REPORT]
+# REPORT defaults to $OUT/gpu-check-report.txt when OUT is set, else build/gpu-check-report.txt; the
+# per-test logs go beside it (gpu-check-logs/). Exit status: 0 when every test passed.
+# Environment: STRATUS_BENCH_SIZES (3D benchmark edges, default "256 512"), STRATUS_TEST_TIMEOUT (s, 600).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bundle="${1:-$root/build/gpu-bundle.tar.gz}"
+if [ -n "${2:-}" ]; then report="$2"; elif [ -n "${OUT:-}" ]; then report="$OUT/gpu-check-report.txt"; else report="$root/build/gpu-check-report.txt"; fi
+mkdir -p "$(dirname "$report")"
+logs="$(dirname "$report")/gpu-check-logs"
+rm -rf "$logs"; mkdir -p "$logs"
+[ -f "$bundle" ] || { echo "gpu-check: no bundle $bundle (make one with scripts/build-cuda.sh --bundle)" >&2; exit 2; }
+
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+tar -C "$work" -xzf "$bundle"
+b="$work/stratus-gpu"
+cuda_lib=""
+for d in "${CUDA_ROOT:-}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && cuda_lib="$cuda_lib:$d"
+done
+export LD_LIBRARY_PATH="$b/lib${cuda_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export UCX_MODULE_DIR="$b/lib/ucx" PATH="$b/bin:$PATH" HYDRA_LAUNCHER=fork
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+say() { echo "$*" | tee -a "$report"; }
+: >"$report"
+say "# Stratus GPU check, $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname)"
+sed 's/^/bundle /' "$b/BUILD_INFO" | tee -a "$report"
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /' | tee -a "$report"
+fi
+
+missing=$(for f in "$b"/bin/* "$b"/tests/*; do ldd "$f" 2>/dev/null | grep "not found"; done | sort -u)
+if [ -n "$missing" ]; then
+  say "FAIL: shared libraries not found (CUDA runtime and cuFFT come from this machine's CUDA install):"
+  say "$missing"
+  exit 1
+fi
+
+say ""
+say "## stratus info"
+"$b/bin/stratus" info >"$logs/info.log" 2>&1; rc=$?
+grep -E "Kokkos|CUDA|cuFFT|MPI:" "$logs/info.log" | tee -a "$report"
+[ $rc -eq 0 ] || { say "FAIL: stratus info exited $rc:"; tail -n 5 "$logs/info.log" | tee -a "$report"; exit 1; }
+
+say ""
+say "## tests"
+pass=0; fail=0; failed=()
+while IFS=$'\t' read -r name np envs cmd; do
+  cmd="${cmd//@BUNDLE@/$b}"; cmd="${cmd//@REPO@/$root}"
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  env $envs timeout "${STRATUS_TEST_TIMEOUT:-600}" bash -c "$cmd" </dev/null >"$logs/$name.log" 2>&1; rc=$?
+  dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+  if [ $rc -eq 0 ]; then pass=$((pass + 1)); s=ok; else fail=$((fail + 1)); failed+=("$name"); s="FAIL (exit $rc)"; fi
+  say "$(printf '%-28s np=%s %6ss  %s' "$name" "${np/#0/-}" "$dt" "$s")"
+done <"$b/tests.manifest"
+say "tests: $pass passed, $fail failed${failed:+: ${failed[*]}}"
+
+say ""
+say "## benchmarks (1 rank; cell-updates/s of the advection deck without output, triad = memory roof)"
+for n in ${STRATUS_BENCH_SIZES:-256 512}; do
+  if "$b/bin/stratus" bench --steps 50 --set grid.nx=$n --set grid.ny=$n --set grid.nz=$n >"$logs/bench_3d_$n.log" 2>&1; then
+    say "3D $n^3: $(grep '^bench:' "$logs/bench_3d_$n.log" | sed 's/^bench: //' | paste -sd';' | sed 's/;/; /g')"
+  else
+    say "3D $n^3: FAIL, see $logs/bench_3d_$n.log"; fail=$((fail + 1))
+  fi
+done
+if "$b/bin/stratus" bench --steps 50 --triad-mib 0 --set grid.nx=4096 --set grid.ny=4096 --set grid.nz=1 >"$logs/bench_2d.log" 2>&1; then
+  say "2D 4096^2: $(grep '^bench: advection' "$logs/bench_2d.log" | sed 's/^bench: //')"
+else
+  say "2D 4096^2: FAIL, see $logs/bench_2d.log"; fail=$((fail + 1))
+fi
+if timeout 300 "$b/bin/mpiexec" -n 2 </dev/null "$b/bin/stratus" bench --steps 50 --triad-mib 0 --set grid.nx=256 --set grid.ny=256 --set grid.nz=256 >"$logs/bench_np2.log" 2>&1; then
+  say "3D 256^3, 2 ranks on one GPU (host-staged halo): $(grep '^bench: advection' "$logs/bench_np2.log" | sed 's/^bench: //')"
+else
+  say "3D 256^3, 2 ranks: FAIL, see $logs/bench_np2.log"; fail=$((fail + 1))
+fi
+say ""
+say "report: $report"
+[ $fail -eq 0 ]
