@@ -63,9 +63,26 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
   send_ = Buffer1D("halo::send", total_cells_ * max_vars);
   recv_ = Buffer1D("halo::recv", total_cells_ * max_vars);
   if (!kHostAccessible && transport_ == HaloTransport::host_staged) {
-    send_host_ = Kokkos::View<double*, Kokkos::HostSpace>("halo::send_host", total_cells_ * max_vars);
-    recv_host_ = Kokkos::View<double*, Kokkos::HostSpace>("halo::recv_host", total_cells_ * max_vars);
+    send_host_ = Kokkos::View<double*, HaloStagingSpace>("halo::send_host", total_cells_ * max_vars);
+    recv_host_ = Kokkos::View<double*, HaloStagingSpace>("halo::recv_host", total_cells_ * max_vars);
   }
+  fused_ = !kHostAccessible;
+  const std::size_t nl = links_.size();
+  owned_boxes_ = Kokkos::View<HaloBox*, MemSpace>("halo::owned_boxes", nl);
+  ghost_boxes_ = Kokkos::View<HaloBox*, MemSpace>("halo::ghost_boxes", nl);
+  auto ho = Kokkos::create_mirror_view(owned_boxes_);
+  auto hg = Kokkos::create_mirror_view(ghost_boxes_);
+  for (std::size_t n = 0; n < nl; ++n) {
+    for (int d = 0; d < 3; ++d) {
+      ho(n).lo[d] = links_[n].owned.lo[d];
+      ho(n).n[d] = links_[n].owned.hi[d] - links_[n].owned.lo[d];
+      hg(n).lo[d] = links_[n].ghost.lo[d];
+      hg(n).n[d] = links_[n].ghost.hi[d] - links_[n].ghost.lo[d];
+    }
+    ho(n).offset = hg(n).offset = offset_[n];
+  }
+  Kokkos::deep_copy(owned_boxes_, ho);
+  Kokkos::deep_copy(ghost_boxes_, hg);
 }
 
 GridHalo::~GridHalo() {
@@ -98,7 +115,7 @@ void for_each_box_cell(const char* name, int nv, int bx, int by, int bz, const F
 // CPUs: nested loops (v, k, j, i) without index arithmetic.
 template <class F>
 void for_each_box_cell(const char* name, int nv, int bx, int by, int bz, const F& f) {
-  Kokkos::parallel_for(name, Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4> >({0, 0, 0, 0}, {nv, bz, by, bx}), f);
+  Kokkos::parallel_for(name, Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>({0, 0, 0, 0}, {nv, bz, by, bx}), f);
 }
 #endif
 
@@ -121,6 +138,54 @@ void unpack_box(const Field4D& f, const int* lo, const int* hi, long long offset
         const double b = buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i);
         double& cell = f(v, z0 + k, y0 + j, x0 + i);
         cell = add ? cell + b : b;
+      });
+}
+
+// All links at once: one thread per (link, variable, cell) of the buffer. The link of buffer entry m is
+// the last one whose start (offset * nvar) is <= m; within it the order is (v, k, j, i) as in pack_box.
+KOKKOS_INLINE_FUNCTION void locate(const Kokkos::View<HaloBox*, MemSpace>& boxes, int nlinks, int nvar, long long m,
+                                   int& v, int& x, int& y, int& z) {
+  int lo = 0, hi = nlinks - 1;
+  while (lo < hi) {  // binary search over at most 26 links
+    const int mid = (lo + hi + 1) / 2;
+    if (boxes(mid).offset * nvar <= m)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const HaloBox b = boxes(lo);
+  const long long r = m - b.offset * nvar;
+  const long long plane = static_cast<long long>(b.n[0]) * b.n[1];
+  const long long cells = plane * b.n[2];
+  const long long c = r % cells;
+  v = static_cast<int>(r / cells);
+  x = b.lo[0] + static_cast<int>(c % b.n[0]);
+  y = b.lo[1] + static_cast<int>(c / b.n[0] % b.n[1]);
+  z = b.lo[2] + static_cast<int>(c / plane);
+}
+
+void pack_fused(const Field4D& f, const Kokkos::View<HaloBox*, MemSpace>& boxes, long long total_cells,
+                const Buffer1D& buf) {
+  const int nl = static_cast<int>(boxes.extent(0)), nv = static_cast<int>(f.extent(0));
+  Kokkos::parallel_for(
+      "halo::pack_fused", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(0, total_cells * nv),
+      KOKKOS_LAMBDA(long long m) {
+        int v, x, y, z;
+        locate(boxes, nl, nv, m, v, x, y, z);
+        buf(m) = f(v, z, y, x);
+      });
+}
+
+// Ghost boxes are disjoint, so every ghost cell has exactly one writer.
+void unpack_fused(const Field4D& f, const Kokkos::View<HaloBox*, MemSpace>& boxes, long long total_cells,
+                  const Buffer1D& buf) {
+  const int nl = static_cast<int>(boxes.extent(0)), nv = static_cast<int>(f.extent(0));
+  Kokkos::parallel_for(
+      "halo::unpack_fused", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(0, total_cells * nv),
+      KOKKOS_LAMBDA(long long m) {
+        int v, x, y, z;
+        locate(boxes, nl, nv, m, v, x, y, z);
+        f(v, z, y, x) = buf(m);
       });
 }
 }  // namespace
@@ -179,8 +244,11 @@ void GridHalo::start(const Field4D& f) {
                       static_cast<int>(f.extent(1)) == grid_.extent(2),
                   "field '" << f.label() << "' does not have the halo's grid extents");
   active_nvar_ = nvar;
-  for (std::size_t n = 0; n < links_.size(); ++n)
-    pack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, send_);
+  if (fused_ && total_cells_ > 0)
+    pack_fused(f, owned_boxes_, total_cells_, send_);
+  else
+    for (std::size_t n = 0; n < links_.size(); ++n)
+      pack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, send_);
   ExecSpace().fence();
   post(nvar, false);
 }
@@ -189,8 +257,11 @@ void GridHalo::finish(const Field4D& f) {
   STRATUS_REQUIRE(in_flight_, "halo finish() without start()");
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) == active_nvar_, "halo finish() on a different field than start()");
   wait_recvs();
-  for (std::size_t n = 0; n < links_.size(); ++n)
-    unpack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * active_nvar_, recv_, false);
+  if (fused_ && total_cells_ > 0)
+    unpack_fused(f, ghost_boxes_, total_cells_, recv_);
+  else
+    for (std::size_t n = 0; n < links_.size(); ++n)
+      unpack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * active_nvar_, recv_, false);
   ExecSpace().fence();
   wait_sends();
 }
@@ -200,11 +271,16 @@ void GridHalo::scatter_add(const Field4D& f) {
   const int nvar = static_cast<int>(f.extent(0));
   STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
   active_nvar_ = nvar;
-  for (std::size_t n = 0; n < links_.size(); ++n)
-    pack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * nvar, send_);
+  if (fused_ && total_cells_ > 0)
+    pack_fused(f, ghost_boxes_, total_cells_, send_);
+  else
+    for (std::size_t n = 0; n < links_.size(); ++n)
+      pack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * nvar, send_);
   ExecSpace().fence();
   post(nvar, true);
   wait_recvs();
+  // Owned boxes overlap (a corner cell is in a face, edge and corner box): adding them link by link keeps
+  // the sums free of races and in a fixed order, so results are reproducible.
   for (std::size_t n = 0; n < links_.size(); ++n)
     unpack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, recv_, true);
   ExecSpace().fence();
