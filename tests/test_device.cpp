@@ -5,7 +5,10 @@
 #include <Kokkos_Core.hpp>
 #include <catch2/catch.hpp>
 
+#include "comm/grid_halo.hpp"
 #include "core/device.hpp"
+#include "domain/grid_options.hpp"
+#include "input/deck.hpp"
 
 using Catch::Matchers::Contains;
 using stratus::compute_capability_compatible;
@@ -44,4 +47,20 @@ TEST_CASE("this build reports its own target and device", "[device]") {
   CHECK(stratus::compiled_compute_capability() == 0);
   CHECK_THAT(stratus::device_info(), Contains("host only"));
 #endif
+}
+
+TEST_CASE("the MPI library's CUDA support is known where it can say, and gpu-aware halos need it", "[device]") {
+  const stratus::MpiGpuSupport s = stratus::mpi_cuda_support();
+#if defined(MPIX_GPU_SUPPORT_CUDA) || defined(MPIX_CUDA_AWARE_SUPPORT)
+  CHECK(s != stratus::MpiGpuSupport::unknown);
+#endif
+  stratus::OptionRegistry reg;
+  stratus::declare_grid_options(reg);
+  const stratus::Deck deck = stratus::Deck::parse(reg, "[parallel]\nhalo_transport = gpu-aware\n", "test deck", {});
+  constexpr bool device_memory = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, stratus::MemSpace>::accessible;
+  if (device_memory && s == stratus::MpiGpuSupport::no) {
+    CHECK_THROWS_WITH(stratus::GridParams::from_deck(deck), Contains("halo_transport") && Contains("host-staged"));
+  } else {
+    CHECK(stratus::GridParams::from_deck(deck).transport == stratus::HaloTransport::gpu_aware);
+  }
 }

@@ -3,7 +3,36 @@
 
 #include "core/error.hpp"
 
+#if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
 namespace stratus {
+
+MpiGpuSupport mpi_cuda_support() {
+#if defined(MPIX_GPU_SUPPORT_CUDA)  // MPICH >= 4.0
+  int yes = 0;
+  if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) != MPI_SUCCESS) return MpiGpuSupport::unknown;
+  return yes ? MpiGpuSupport::yes : MpiGpuSupport::no;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT  // Open MPI built with CUDA
+  return MPIX_Query_cuda_support() ? MpiGpuSupport::yes : MpiGpuSupport::no;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  return MpiGpuSupport::no;
+#else
+  return MpiGpuSupport::unknown;
+#endif
+}
+
+const char* to_string(MpiGpuSupport s) {
+  switch (s) {
+    case MpiGpuSupport::yes:
+      return "yes";
+    case MpiGpuSupport::no:
+      return "no";
+    default:
+      return "unknown";
+  }
+}
 
 namespace {
 // Whether MPI can read the default memory space directly (true on host backends).

@@ -20,6 +20,12 @@ namespace stratus {
 /// How message buffers reach MPI when the default memory space is not host-accessible.
 enum class HaloTransport { host_staged, gpu_aware };
 
+/// Whether the MPI library can read and write CUDA device memory, as it reports itself (MPICH's
+/// MPIX_GPU_query_support, Open MPI's MPIX_Query_cuda_support); unknown for other MPIs. Needs MPI initialised.
+enum class MpiGpuSupport { yes, no, unknown };
+MpiGpuSupport mpi_cuda_support();
+const char* to_string(MpiGpuSupport s);
+
 /// One box of cells a halo link sends or receives, for the fused pack/unpack kernels: array indices lo,
 /// extents n (x y z), and the link's start in the buffers in cells per variable.
 struct HaloBox {

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "comm/grid_halo.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "stratus/version.hpp"
@@ -90,6 +91,10 @@ std::string build_info() {
   int ver = 0, sub = 0;
   MPI_Get_version(&ver, &sub);
   os << "  MPI: " << mpi << " (standard " << ver << "." << sub << ")\n";
+#ifdef KOKKOS_ENABLE_CUDA
+  os << "  MPI CUDA support: " << to_string(mpi_cuda_support())
+     << " (parallel.halo_transport = gpu-aware is refused when 'no')\n";
+#endif
   unsigned maj = 0, min = 0, rel = 0;
   H5get_libversion(&maj, &min, &rel);
   os << "  HDF5: " << maj << "." << min << "." << rel

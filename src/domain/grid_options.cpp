@@ -1,6 +1,8 @@
 // [grid] and [parallel] deck options.
 #include "domain/grid_options.hpp"
 
+#include "core/error.hpp"
+
 namespace stratus {
 
 void declare_grid_options(OptionRegistry& reg) {
@@ -35,8 +37,15 @@ GridParams GridParams::from_deck(const Deck& deck) {
     p.decomp[d] = static_cast<int>(dec[d]);
     p.periodic[d] = deck.get_string(bc[d]) == "periodic";
   }
-  p.transport = deck.get_string("parallel.halo_transport") == "gpu-aware" ? HaloTransport::gpu_aware
-                                                                           : HaloTransport::host_staged;
+  p.transport =
+      deck.get_string("parallel.halo_transport") == "gpu-aware" ? HaloTransport::gpu_aware : HaloTransport::host_staged;
+  // Handing device pointers to an MPI that cannot read them crashes inside MPI: refuse up front.
+  constexpr bool device_memory = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  if (device_memory && p.transport == HaloTransport::gpu_aware) {
+    STRATUS_INPUT_REQUIRE(mpi_cuda_support() != MpiGpuSupport::no,
+                          "key 'parallel.halo_transport' = 'gpu-aware', but this MPI library reports no CUDA "
+                          "support; use 'host-staged' or an MPI built with CUDA");
+  }
   return p;
 }
 
