@@ -1,8 +1,8 @@
 // Run loop implementation.
 #include "driver/run_loop.hpp"
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -33,8 +33,7 @@ void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& ph
   reg.add_int("run.max_steps", 0, "steps", "stop after this many steps (0: no limit)").at_least(0);
   reg.add_real("run.dt", 0.0, "s", "fixed time step (0: the largest stable step, every step)").at_least(0.0);
   reg.add_int("run.history_every", 1, "steps", "steps between rows of the history table").at_least(1);
-  reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)")
-      .at_least(0);
+  reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)").at_least(0);
   reg.add_int("run.progress_every", 0, "steps", "steps between progress lines (0: about 20 per run)").at_least(0);
 }
 
@@ -78,7 +77,8 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     ScopedTimer t(timers, "output");
     auto fields = sim.grid_fields();
     if (!fields) return;
-    if (!writer) writer = std::make_unique<GridSnapshotWriter>(*fields->decomp, fields->grid, rp.output_dir, rp.name, prov);
+    if (!writer)
+      writer = std::make_unique<GridSnapshotWriter>(*fields->decomp, fields->grid, rp.output_dir, rp.name, prov);
     const std::string path = writer->write(fields->data, fields->vars, sim.step(), sim.time());
     log::debug("wrote " + path);
   };
@@ -96,15 +96,20 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     history->append(row);
     return d;
   };
+  // A diverging run stops with the step, the reason and (for non-finite values) where, after writing the
+  // state it reached so that it can be inspected.
+  auto diverged = [&](const std::string& what, bool nonfinite) {
+    std::string where = nonfinite ? sim.locate_nonfinite() : std::string();
+    snapshot();
+    throw Error("the run diverged at step " + std::to_string(sim.step()) + ", time " + fmt(sim.time(), 10) + " " +
+                sim.time_unit() + ": " + what + (where.empty() ? "" : "; first non-finite value: " + where) +
+                "; the last state is in the final snapshot in " + rp.output_dir);
+  };
   auto check_finite = [&](const Diagnostics& d) {
-    for (std::size_t i = 0; i < d.values.size(); ++i) {
-      if (!std::isfinite(d.values[i])) {
-        snapshot();
-        throw Error("the run diverged: diagnostic '" + d.names[i] + "' is " + fmt(d.values[i]) + " at step " +
-                    std::to_string(sim.step()) + ", time " + fmt(sim.time(), 10) + " " + sim.time_unit() +
-                    "; the last state is in the final snapshot in " + rp.output_dir);
-      }
-    }
+    for (std::size_t i = 0; i < d.values.size(); ++i)
+      if (!std::isfinite(d.values[i])) diverged("diagnostic '" + d.names[i] + "' is " + fmt(d.values[i]), true);
+    const std::string why = sim.divergence(d);
+    if (!why.empty()) diverged(why, false);
   };
 
   snapshot();
@@ -119,7 +124,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   timers.start("evolve");
   while (sim.time() < rp.t_end - eps && (rp.max_steps == 0 || sim.step() - step0 < rp.max_steps)) {
     double dt = rp.dt > 0.0 ? rp.dt : sim.stable_dt();
-    STRATUS_REQUIRE(dt > 0.0 && std::isfinite(dt), "time step " << dt << " at step " << sim.step() << " is not positive");
+    if (!(dt > 0.0) || !std::isfinite(dt)) diverged("the stable time step is " + fmt(dt), !std::isfinite(dt));
     if (sim.time() + dt > rp.t_end) dt = rp.t_end - sim.time();
     if (progress_every == 0) {
       const double est = rp.t_end / dt;

@@ -56,6 +56,12 @@ class Simulation {
   virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
   /// Cells (or atoms) advanced per step on all ranks, for the throughput line of the run summary.
   virtual double work_per_step() const = 0;
+  /// Collective. Called when a diagnostic is not finite: where the state first stops being finite
+  /// (field, cell, coordinates), or empty when the simulation cannot tell.
+  virtual std::string locate_nonfinite() { return {}; }
+  /// Collective. A reason to stop the run although every diagnostic is finite (e.g. a CFL number past the
+  /// scheme's limit), or empty to go on.
+  virtual std::string divergence(const Diagnostics&) { return {}; }
   /// Units of length and time, for output attributes.
   virtual std::string length_unit() const { return "m"; }
   virtual std::string time_unit() const { return "s"; }
