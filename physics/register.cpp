@@ -2,6 +2,7 @@
 #include "register.hpp"
 
 #include "climate/advection_diffusion.hpp"
+#include "climate/shallow_water.hpp"
 #include "climate/euler.hpp"
 
 namespace stratus {
@@ -11,6 +12,11 @@ void register_physics(PhysicsRegistry& reg) {
                        [](OptionRegistry& o) { climate::declare_advection_options(o); },
                        [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
                          return std::make_unique<climate::AdvectionDiffusion>(d, c);
+                       }});
+  reg.add(PhysicsEntry{"shallow_water", "rotating shallow water (inertia-gravity wave, jet, dam break)",
+                       [](OptionRegistry& o) { climate::declare_shallow_water_options(o); },
+                       [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
+                         return std::make_unique<climate::ShallowWater>(d, c);
                        }});
   reg.add(PhysicsEntry{"euler", "compressible non-hydrostatic Euler, 2D x-z or 3D (dynamical-core test cases)",
                        [](OptionRegistry& o) { climate::declare_euler_options(o); },

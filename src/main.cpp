@@ -144,9 +144,14 @@ int bench_command(const Cli& cli, Simulation& sim, const Runtime& rt, const std:
   const StepResult sr = time_steps(sim, 2, cli.bench_steps, rt.comm());
   os << "bench: " << physics << " " << fmt(sr.work_per_second) << " updates/s, " << fmt(sr.seconds_per_step * 1e3)
      << " ms per step (" << sr.steps << " steps after 2 untimed, no output or diagnostics)\n";
-  if (roof > 0.0)
+  if (roof > 0.0 && sr.bytes_per_update > 0.0) {
+    const double gbs = sr.work_per_second * sr.bytes_per_update / 1e9;
+    os << "bench: " << physics << " moves " << fmt(sr.bytes_per_update) << " bytes per update at least: " << fmt(gbs)
+       << " GB/s, " << fmt(100.0 * gbs / roof, 3) << " % of the triad roof\n";
+  } else if (roof > 0.0) {
     os << "bench: triad bytes per update " << fmt(roof * 1e9 / sr.work_per_second)
        << " (the memory traffic per update that would saturate the triad roof at this rate)\n";
+  }
   log::info(os.str());
   return 0;
 }

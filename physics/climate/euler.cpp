@@ -641,6 +641,17 @@ std::optional<GridFields> Euler::grid_fields() {
        GridVariable{"w", "m/s", 3}, GridVariable{"theta_prime", "K", 4}, GridVariable{"p_prime", "Pa", 5}}};
 }
 
+double Euler::bytes_per_update() const {
+  // Per stage: the tendency kernel reads the forcing state (5 doubles) and writes the tendency (5); the
+  // update reads init and the tendency and writes out (15). Split: 3 stages per active direction;
+  // unsplit SSP-RK3: 3 stages of (read 5, write 5 per direction after the first: read-modify-write) plus
+  // the RK update (about 20 doubles). Halo traffic and boundary kernels are left out.
+  int nd = 0;
+  for (int d = 0; d < 3; ++d) nd += grid_.global_n[d] > 1;
+  if (p_.splitting == EulerSplitting::alternating) return 8.0 * 3 * nd * (10 + 15);
+  return 8.0 * 3 * (10 + 15 * (nd - 1) + 20);
+}
+
 double Euler::work_per_step() const { return double(grid_.global_n[0]) * grid_.global_n[1] * grid_.global_n[2]; }
 
 }  // namespace stratus::climate

@@ -74,6 +74,7 @@ class Euler : public Simulation {
   Diagnostics diagnostics(double dt) override;
   std::optional<GridFields> grid_fields() override;
   double work_per_step() const override;
+  double bytes_per_update() const override;
   std::string locate_nonfinite() override;
   std::string divergence(const Diagnostics& d) override;
 

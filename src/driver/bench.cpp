@@ -79,6 +79,7 @@ StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm) {
   r.seconds = t;
   r.seconds_per_step = t / steps;
   r.work_per_second = sim.work_per_step() * steps / t;
+  r.bytes_per_update = sim.bytes_per_update();
   return r;
 }
 

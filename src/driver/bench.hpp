@@ -25,6 +25,7 @@ struct StepResult {
   double seconds = 0;          // slowest rank, stepping only
   double work_per_second = 0;  // cell-updates (or atom-steps) per second, all ranks
   double seconds_per_step = 0;
+  double bytes_per_update = 0;  // the simulation's own count (0: unknown)
 };
 
 /// Initialises sim, takes warmup untimed steps, then times `steps` steps of its stable dt. Collective.

@@ -56,6 +56,10 @@ class Simulation {
   virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
   /// Cells (or atoms) advanced per step on all ranks, for the throughput line of the run summary.
   virtual double work_per_step() const = 0;
+  /// Bytes of device memory a step must read and write per unit of work, counting each kernel's own
+  /// loads and stores once (perfect caching within a kernel), for the bandwidth fraction of `stratus
+  /// bench`; 0 when not known.
+  virtual double bytes_per_update() const { return 0.0; }
   /// Collective. Called when a diagnostic is not finite: where the state first stops being finite
   /// (field, cell, coordinates), or empty when the simulation cannot tell.
   virtual std::string locate_nonfinite() { return {}; }

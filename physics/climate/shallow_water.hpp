@@ -1,0 +1,131 @@
+// Rotating shallow-water equations in conservative finite-volume form on an x-y grid (nz = 1):
+//   h_t  + (hu)_x + (hv)_y = 0
+//   hu_t + (hu^2/h + g h^2/2)_x + (huv/h)_y = +f hv
+//   hv_t + (huv/h)_x + (hv^2/h + g h^2/2)_y = -f hu,    f = f0 + beta (y - y_ref)
+// with h the fluid depth [m] over a flat bottom. Face values of (h, hu, hv) by the 4th-order centred
+// formula with a centred flux plus miniWeather's hyperviscosity (flux -= hv_coef d3, hv_coef =
+// -hv_beta dx / (16 dt)), or a Rusanov (local Lax-Friedrichs) flux on 3rd-order upwind-biased left and
+// right states; unsplit Runge-Kutta in time (solvers/time), halo width 2. Boundaries: periodic, or free-slip
+// walls (ghosts mirror h and the tangential momentum and negate the normal momentum), so a channel is
+// bc_y = wall. Formal order 3 (the hyperviscosity is O(dx^3) at a fixed Courant number; SSP-RK3 is 3rd order).
+// Test cases: a linear inertia-gravity wave (exact solution), a geostrophically balanced jet (exact steady
+// state) and a dam break.
+#pragma once
+#include <memory>
+
+#include "comm/grid_halo.hpp"
+#include "domain/grid_options.hpp"
+#include "driver/simulation.hpp"
+#include "time/runge_kutta.hpp"
+
+namespace stratus::climate {
+
+enum class SwCase { wave, jet, dam_break };
+enum class SwFlux { centered, rusanov };
+
+struct ShallowWaterParams {
+  SwCase test = SwCase::wave;
+  double gravity = 9.80616;  // [m/s^2]
+  double depth = 1000.0;     // mean (reference) depth H [m]; eta = h - H
+  double f0 = 1e-4;          // Coriolis parameter at y_ref [1/s]
+  double beta = 0.0;         // df/dy [1/(m s)]
+  double y_ref = 0.0;        // [m]
+  // wave: eta = amplitude cos(k.x - w t), k = 2 pi (modes[0] / Lx, modes[1] / Ly)
+  double amplitude = 0.01;  // [m]
+  int modes[2] = {1, 1};
+  // jet: u = U0 sin(2 pi (y - y_lo) / Ly), g dh/dy = -f0 u
+  double jet_speed = 10.0;  // [m/s]
+  // dam break: h = h_left for x < x_lo + dam_fraction Lx, else h_right, at rest
+  double h_left = 2.0, h_right = 1.0;  // [m]
+  double dam_fraction = 0.5;
+  SwFlux flux = SwFlux::centered;
+  double hv_beta = 0.25;
+  RKMethod integrator = RKMethod::ssprk3;
+  double cfl = 0.5;
+
+  static ShallowWaterParams from_deck(const Deck& deck);
+};
+
+void declare_shallow_water_options(OptionRegistry& reg);
+
+/// The linear f-plane inertia-gravity wave on a doubly periodic domain, as exact cell averages (host).
+/// For k along s with |k| = K and w^2 = f^2 + g H K^2, the linearised equations give
+///   eta = A cos(theta), u_s = (A w / (H K)) cos(theta), u_n = (A f / (H K)) sin(theta),
+/// theta = k.x - w t, u_s along k and u_n along z x k (the cross-k velocity driven by f).
+class ShallowWaterWave {
+ public:
+  ShallowWaterWave(const ShallowWaterParams& p, const LocalGrid& g);
+  double omega() const { return omega_; }
+  /// Cell averages of cos(theta) and sin(theta) over the cell with array indices (i, j) at time t.
+  void cell_average(int i, int j, double t, double& c, double& s) const;
+  /// Cell averages of (eta, H u, H v) (the linear momenta).
+  void state(int i, int j, double t, double& eta, double& mu, double& mv) const;
+  /// The cell averages of cos(kx x) and sin(kx x) (d = 0, idx = i) or of cos(ky y - w t) and sin(ky y - w t)
+  /// (d = 1, idx = j): cos(theta) = cx cy - sx sy and sin(theta) = sx cy + cx sy cell by cell.
+  void factor(int d, int idx, double t, double& c, double& s) const;
+
+ private:
+  ShallowWaterParams p_;
+  LocalGrid g_;
+  double k_[2] = {0.0, 0.0};
+  double omega_ = 0.0;
+};
+
+class ShallowWater : public Simulation {
+ public:
+  ShallowWater(const Deck& deck, MPI_Comm comm);
+  std::string describe() const override;
+  double memory_bytes() const override;
+  void initialize() override;
+  double stable_dt() const override;
+  void advance(double dt) override;
+  double time() const override { return time_; }
+  long step() const override { return step_; }
+  Diagnostics diagnostics(double dt) override;
+  std::optional<GridFields> grid_fields() override;
+  double work_per_step() const override;
+  std::string locate_nonfinite() override;
+  std::string divergence(const Diagnostics& d) override;
+
+  /// State (h, hu, hv) as vars 0..2, ghosts included (tests).
+  const Field4D& state() const { return q_; }
+  const LocalGrid& grid() const { return grid_; }
+  const ShallowWaterParams& params() const { return p_; }
+  /// Whether the case has an exact solution (wave: the linear wave; jet: its initial state).
+  bool has_exact() const { return p_.test != SwCase::dam_break; }
+  /// Collective: L1, L2 and max-norm errors of h [m] over owned cells against the exact solution (mean of
+  /// |e|, root mean square, max); zeros for the dam break.
+  std::array<double, 3> error_norms() const;
+
+  // Members that launch kernels are public: CUDA forbids extended lambdas in private member functions.
+  /// dq/dt of q (ghosts of q filled) into dqdt's owned cells; dt scales the hyperviscosity.
+  void rhs(const Field4D& q, const Field4D& dqdt, double dt) const;
+  /// Fills the ghost cells of q: halo exchange, then the mirror images at walls.
+  void fill_ghosts(const Field4D& q) const;
+  /// Collective: max over cells of |u| + sqrt(g h) [m/s].
+  double max_wave_speed() const;
+  /// Collective: mass (sum h dA) [m^3] and total energy (sum (|hu|^2 / (2h) + g h^2 / 2) dA) [m^5/s^2].
+  std::array<double, 2> integrals() const;
+  /// Collective: min h, max h, max |u|.
+  std::array<double, 3> extrema() const;
+  /// Derived output fields (h, u, v, eta) into out_.
+  void compute_output() const;
+
+ private:
+  double cfl_length() const;  // min(dx, dy) over directions with more than one cell
+
+  GridParams gp_;
+  ShallowWaterParams p_;
+  std::unique_ptr<CartDecomp> decomp_;
+  LocalGrid grid_;
+  std::unique_ptr<GridHalo> halo_;
+  std::unique_ptr<RungeKutta> rk_;
+  Field4D q_;     // h, hu, hv
+  Field4D href_;  // jet: the initial h (its exact steady state)
+  Field4D out_;   // h, u, v, eta for snapshots
+  double time_ = 0.0;
+  long step_ = 0;
+  double mass0_ = 0.0, energy0_ = 0.0;
+};
+
+}  // namespace stratus::climate

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Validation (not a unit test; minutes): the Straka et al. (1993) density current at several resolutions,
+# reporting the front position (the -1 K theta' contour at the ground, 900 s) and the minimum theta',
+# against the published reference solution (front about 15.5 km, theta'_min about -9.77 K at dx = 25 m).
+# Builds first if needed (scripts/run.sh does the set-up); needs Debian's python3-h5py (installed if
+# missing and apt is usable).
+#
+# Usage: scripts/validate-straka.sh [-n RANKS] [DX ...]      (default: 1 rank, dx = 200 100 50 m)
+# Writes output/validate-straka/dxN/ and prints one line per resolution.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ranks=1
+if [ "${1:-}" = "-n" ]; then ranks="$2"; shift 2; fi
+dxs=("$@")
+[ ${#dxs[@]} -gt 0 ] || dxs=(200 100 50)
+
+if ! /usr/bin/python3 -c "import h5py, numpy" 2>/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-h5py python3-numpy >&2
+  else
+    echo "validate-straka: needs python3-h5py and python3-numpy (apt-get install python3-h5py python3-numpy)" >&2
+    exit 1
+  fi
+fi
+Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
+export Kokkos_ROOT
+cd "$root"
+cmake --preset cpu >/dev/null
+cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
+threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1
+
+echo "Straka density current, 900 s, nu = kappa = 75 m^2/s; reference (Straka et al. 1993, dx = 25 m):"
+echo "front about 15.5 km, theta'_min about -9.77 K"
+for dx in "${dxs[@]}"; do
+  nx=$((51200 / dx)); nz=$((6400 / dx))
+  out="output/validate-straka/dx$dx"
+  mkdir -p "$(dirname "$out")"
+  t0=$(date +%s)
+  OMP_NUM_THREADS=$threads OMP_PROC_BIND=false mpiexec.mpich -n "$ranks" build/cpu/stratus run inputs/climate/straka.ini -q \
+    --set grid.nx=$nx --set grid.nz=$nz --set run.output_dir="$out" >"$out.log" 2>&1 \
+    || { echo "dx = $dx m: the run failed, see $out.log"; exit 1; }
+  last=$(ls "$out"/straka_[0-9]*.h5 | sort | tail -n 1)
+  echo "dx = $dx m ($nx x $nz cells, $(( $(date +%s) - t0 )) s): $(/usr/bin/python3 scripts/climate_analysis.py front "$last")"
+done
