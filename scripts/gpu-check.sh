@@ -63,7 +63,7 @@ done <"$b/tests.manifest"
 say "tests: $pass passed, $fail failed${failed:+: ${failed[*]}}"
 
 say ""
-say "## benchmarks (1 rank; cell-updates/s of the advection deck without output, triad = memory roof)"
+say "## benchmarks (1 rank; cell-updates/s without output; triad = memory roof; Euler: 4096 x 2048 and 256^3)"
 for n in ${STRATUS_BENCH_SIZES:-256 512}; do
   if "$b/bin/stratus" bench --steps 50 --set grid.nx=$n --set grid.ny=$n --set grid.nz=$n >"$logs/bench_3d_$n.log" 2>&1; then
     say "3D $n^3: $(grep '^bench:' "$logs/bench_3d_$n.log" | sed 's/^bench: //' | paste -sd';' | sed 's/;/; /g')"
@@ -76,6 +76,16 @@ if "$b/bin/stratus" bench --steps 50 --triad-mib 0 --set grid.nx=4096 --set grid
 else
   say "2D 4096^2: FAIL, see $logs/bench_2d.log"; fail=$((fail + 1))
 fi
+for c in "euler_2d|$root/inputs/climate/thermal.ini --set grid.nx=4096 --set grid.nz=2048" \
+         "euler_3d|$root/inputs/climate/thermal3d.ini --set grid.nx=256 --set grid.ny=256 --set grid.nz=256"; do
+  name=${c%%|*}
+  # shellcheck disable=SC2086
+  if "$b/bin/stratus" bench ${c#*|} --steps 20 >"$logs/bench_$name.log" 2>&1; then
+    say "$name: $(grep '^bench: euler' "$logs/bench_$name.log" | sed 's/^bench: //' | paste -sd';' | sed 's/;/; /g')"
+  else
+    say "$name: FAIL, see $logs/bench_$name.log"; fail=$((fail + 1))
+  fi
+done
 if timeout 300 "$b/bin/mpiexec" -n 2 </dev/null "$b/bin/stratus" bench --steps 50 --triad-mib 0 --set grid.nx=256 --set grid.ny=256 --set grid.nz=256 >"$logs/bench_np2.log" 2>&1; then
   say "3D 256^3, 2 ranks on one GPU (host-staged halo): $(grep '^bench: advection' "$logs/bench_np2.log" | sed 's/^bench: //')"
 else

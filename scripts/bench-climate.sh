@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Benchmark of the Euler dynamical core: cell-updates per second for 2D (1024 x 512) and 3D (128^3) at
+# sizes far beyond the caches, and the fraction of the memory-bandwidth roof (a triad measured in the
+# same run) that the solver's own minimum traffic reaches. One rank with all cores as OpenMP threads, and
+# one rank per core. Builds first if needed.
+# Usage: scripts/bench-climate.sh [--steps N] [extra stratus bench options, e.g. --triad-mib 512]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+steps=10
+if [ "${1:-}" = "--steps" ]; then steps="$2"; shift 2; fi
+Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
+export Kokkos_ROOT
+cd "$root"
+cmake --preset cpu >/dev/null
+cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
+cores=$(nproc)
+cases=("2D 1024 x 512|inputs/climate/thermal.ini --set grid.nx=1024 --set grid.nz=512"
+       "3D 128^3|inputs/climate/thermal3d.ini --set grid.nx=128 --set grid.ny=128 --set grid.nz=128")
+for c in "${cases[@]}"; do
+  label=${c%%|*}; args=${c#*|}
+  for layout in "1 $cores" "$cores 1"; do
+    nr=${layout% *}; nt=${layout#* }
+    echo "== Euler $label, $nr rank(s) x $nt thread(s)"
+    # shellcheck disable=SC2086
+    OMP_NUM_THREADS=$nt OMP_PROC_BIND=false mpiexec.mpich -n "$nr" build/cpu/stratus bench $args --steps "$steps" "$@" \
+      2>&1 | grep '^bench:'
+  done
+done
