@@ -272,13 +272,14 @@ double Euler::memory_bytes() const {
   const double halo = 2.0 * 8.0 * kEulerVars * (cells - double(grid_.owned_cells()));
   const double rk =
       p_.splitting == EulerSplitting::unsplit ? RungeKutta::register_bytes(RKMethod::ssprk3, grid_, kEulerVars) : 0.0;
-  return 8.0 * cells * (3 * kEulerVars + 6) + halo + rk;
+  return 8.0 * cells * (4 * kEulerVars + 6) + halo + rk;
 }
 
 void Euler::initialize() {
   state_ = grid_.allocate("euler::state", kEulerVars);
   tmp_ = grid_.allocate("euler::tmp", kEulerVars);
   tend_ = grid_.allocate("euler::tend", kEulerVars);
+  flux_ = grid_.allocate("euler::flux", kEulerVars);
   halo_ = std::make_unique<GridHalo>(*decomp_, grid_, kEulerVars, 2, false, gp_.transport);
   if (p_.splitting == EulerSplitting::unsplit) rk_ = std::make_unique<RungeKutta>(RKMethod::ssprk3, grid_, kEulerVars);
 
@@ -410,36 +411,39 @@ void Euler::tendency(const Field4D& s, int dir, double hv_dt, const Field4D& ten
   const double hv = -p_.hv_beta * dx / (16.0 * hv_dt);
   const double nu = p_.nu, kappa = p_.kappa;
   const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const Field4D F = flux_;
+  // Each face flux once (the costly part: a pow per face), at the face below/left of every owned cell and
+  // the one past the last: the faces are the owned cells of a grid one cell longer along dir.
+  LocalGrid faces = g;
+  faces.n[dir] += 1;
   if (dir < 2) {
     const int di = dir == 0, dj = dir == 1;
     for_each_cell(
-        dir == 0 ? "euler::tendency_x" : "euler::tendency_y", g, KOKKOS_LAMBDA(int i, int j, int k) {
-          double fl[kEulerVars], fr[kEulerVars];
-          horizontal_flux(s, k, j, i, di, dj, hc(k), htc(k), hv, nu, kappa, inv_dx, fl);
-          horizontal_flux(s, k, j + dj, i + di, di, dj, hc(k), htc(k), hv, nu, kappa, inv_dx, fr);
-          for (int v = 0; v < kEulerVars; ++v) {
-            const double t = -(fr[v] - fl[v]) * inv_dx;
-            tend(v, k, j, i) = add ? tend(v, k, j, i) + t : t;
-          }
+        dir == 0 ? "euler::flux_x" : "euler::flux_y", faces, KOKKOS_LAMBDA(int i, int j, int k) {
+          double f[kEulerVars];
+          horizontal_flux(s, k, j, i, di, dj, hc(k), htc(k), hv, nu, kappa, inv_dx, f);
+          for (int v = 0; v < kEulerVars; ++v) F(v, k, j, i) = f[v];
         });
   } else {
     const auto hi = hy_dens_int_, hti = hy_dens_theta_int_, hpi = hy_pressure_int_;
     const int kw_lo = g.offset[2] == 0 ? g.ng[2] : -1;  // array index of a wall face, if this rank has one
     const int kw_hi = g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1;
     for_each_cell(
-        "euler::tendency_z", g, KOKKOS_LAMBDA(int i, int j, int k) {
-          double fl[kEulerVars], fr[kEulerVars];
-          vertical_flux(s, k, j, i, hi(k), hti(k), hpi(k), k == kw_lo || k == kw_hi, hv, nu, kappa, inv_dx, hc, htc,
-                        fl);
-          vertical_flux(s, k + 1, j, i, hi(k + 1), hti(k + 1), hpi(k + 1), k + 1 == kw_lo || k + 1 == kw_hi, hv, nu,
-                        kappa, inv_dx, hc, htc, fr);
-          for (int v = 0; v < kEulerVars; ++v) {
-            double t = -(fr[v] - fl[v]) * inv_dx;
-            if (v == kWmom) t -= s(kDens, k, j, i) * kGrav;
-            tend(v, k, j, i) = add ? tend(v, k, j, i) + t : t;
-          }
+        "euler::flux_z", faces, KOKKOS_LAMBDA(int i, int j, int k) {
+          double f[kEulerVars];
+          vertical_flux(s, k, j, i, hi(k), hti(k), hpi(k), k == kw_lo || k == kw_hi, hv, nu, kappa, inv_dx, hc, htc, f);
+          for (int v = 0; v < kEulerVars; ++v) F(v, k, j, i) = f[v];
         });
   }
+  const int di = dir == 0, dj = dir == 1, dk = dir == 2;
+  for_each_cell(
+      "euler::tendency", g, KOKKOS_LAMBDA(int i, int j, int k) {
+        for (int v = 0; v < kEulerVars; ++v) {
+          double t = -(F(v, k + dk, j + dj, i + di) - F(v, k, j, i)) * inv_dx;
+          if (dk && v == kWmom) t -= s(kDens, k, j, i) * kGrav;
+          tend(v, k, j, i) = add ? tend(v, k, j, i) + t : t;
+        }
+      });
 }
 
 void Euler::update(const Field4D& init, const Field4D& tend, double dt, const Field4D& out) const {
@@ -642,14 +646,14 @@ std::optional<GridFields> Euler::grid_fields() {
 }
 
 double Euler::bytes_per_update() const {
-  // Per stage: the tendency kernel reads the forcing state (5 doubles) and writes the tendency (5); the
-  // update reads init and the tendency and writes out (15). Split: 3 stages per active direction;
-  // unsplit SSP-RK3: 3 stages of (read 5, write 5 per direction after the first: read-modify-write) plus
-  // the RK update (about 20 doubles). Halo traffic and boundary kernels are left out.
+  // Per stage and direction: the flux kernel reads the state and writes the fluxes (10 doubles), the
+  // tendency kernel reads the fluxes and writes the tendency (10; 15 when it adds to it); the update reads
+  // init and the tendency and writes out (15). Split: 3 stages per active direction; unsplit SSP-RK3:
+  // 3 stages of all directions plus the RK update (about 20). Halo traffic and boundary kernels are left out.
   int nd = 0;
   for (int d = 0; d < 3; ++d) nd += grid_.global_n[d] > 1;
-  if (p_.splitting == EulerSplitting::alternating) return 8.0 * 3 * nd * (10 + 15);
-  return 8.0 * 3 * (10 + 15 * (nd - 1) + 20);
+  if (p_.splitting == EulerSplitting::alternating) return 8.0 * 3 * nd * (10 + 10 + 15);
+  return 8.0 * 3 * (20 * nd + 5 * (nd - 1) + 20);
 }
 
 double Euler::work_per_step() const { return double(grid_.global_n[0]) * grid_.global_n[1] * grid_.global_n[2]; }

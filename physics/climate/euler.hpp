@@ -109,7 +109,7 @@ class Euler : public Simulation {
   LocalGrid grid_;
   std::unique_ptr<GridHalo> halo_;
   std::unique_ptr<RungeKutta> rk_;
-  Field4D state_, tmp_, tend_, out_;
+  Field4D state_, tmp_, tend_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
   // Hydrostatic background, by array index along z (ghosts included): cell averages, and at the face
   // below cell k (index k; the face above the last cell is index extent(2)).
   Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_dens_int_, hy_dens_theta_int_,
