@@ -72,8 +72,9 @@ set +e
 rc=$?
 set -e
 [[ $rc == 1 ]] || fail "Courant limit: exit $rc, expected 1"
-grep -q "the Courant number .* exceeds euler.courant_limit = 1" cfl.log || fail "no Courant message: $(cat cfl.log)"
-pass "a run past euler.courant_limit stops with the Courant number"
+grep -q "the Courant number .* exceeds euler.courant_limit = 1 at cell ([0-9]*, 0, [0-9]*), x = .* m, z = .* m" \
+  cfl.log || fail "no Courant message with its cell: $(cat cfl.log)"
+pass "a run past euler.courant_limit stops with the Courant number and where it is"
 
 for bad in "grid.bc_z=periodic:grid.bc_z" "grid.bc_x=wall:grid.bc_x" "grid.nz=2:grid.nz"; do
   set +e

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "climate/fv_stencils.hpp"
@@ -496,6 +497,19 @@ double Euler::stable_dt() const {
 }
 
 // ------------------------------------------------------------------ diagnostics
+namespace {
+// (|u_d| + c) / dx_d of cell (i, j, k), the largest over directions (split) or their sum (unsplit).
+KOKKOS_INLINE_FUNCTION double wave_rate(const Field4D& s, double hc, double htc, int k, int j, int i, double ix,
+                                        double iy, double iz, bool sum) {
+  const double r = s(kDens, k, j, i) + hc;
+  const double rt = s(kRhot, k, j, i) + htc;
+  const double c = ::sqrt(kGamma * kC0 * ::pow(rt, kGamma) / r);
+  const double u = s(kUmom, k, j, i) / r, v = s(kVmom, k, j, i) / r, w = s(kWmom, k, j, i) / r;
+  const double ax = ((u < 0 ? -u : u) + c) * ix, ay = ((v < 0 ? -v : v) + c) * iy, az = ((w < 0 ? -w : w) + c) * iz;
+  return sum ? ax + ay + az : (ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az));
+}
+}  // namespace
+
 double Euler::max_wave_rate() const {
   const LocalGrid g = grid_;
   const auto s = state_;
@@ -507,19 +521,45 @@ double Euler::max_wave_rate() const {
   reduce_cells(
       "euler::max_wave_rate", g,
       KOKKOS_LAMBDA(int i, int j, int k, double& m) {
-        const double r = s(kDens, k, j, i) + hc(k);
-        const double rt = s(kRhot, k, j, i) + htc(k);
-        const double c = ::sqrt(kGamma * kC0 * ::pow(rt, kGamma) / r);
-        const double u = s(kUmom, k, j, i) / r, v = s(kVmom, k, j, i) / r, w = s(kWmom, k, j, i) / r;
-        const double ax = ((u < 0 ? -u : u) + c) * ix, ay = ((v < 0 ? -v : v) + c) * iy,
-                     az = ((w < 0 ? -w : w) + c) * iz;
-        const double a = sum ? ax + ay + az : (ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az));
+        const double a = wave_rate(s, hc(k), htc(k), k, j, i, ix, iy, iz, sum);
         m = a > m ? a : m;
       },
       Kokkos::Max<double>(rate));
   double global = 0.0;
   MPI_Allreduce(&rate, &global, 1, MPI_DOUBLE, MPI_MAX, decomp_->comm());
   return global;
+}
+
+std::string Euler::fastest_cell() const {
+  const double top = max_wave_rate();
+  const LocalGrid g = grid_;
+  const auto s = state_;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const bool sum = p_.splitting == EulerSplitting::unsplit;
+  const double ix = g.global_n[0] > 1 ? 1.0 / g.dx[0] : 0.0, iy = g.global_n[1] > 1 ? 1.0 / g.dx[1] : 0.0;
+  const double iz = 1.0 / g.dx[2];
+  const long long nx = g.global_n[0], ny = g.global_n[1];
+  const long long none = std::numeric_limits<long long>::max();
+  long long first = none;
+  reduce_cells(
+      "euler::fastest_cell", g,
+      KOKKOS_LAMBDA(int i, int j, int k, long long& m) {
+        if (wave_rate(s, hc(k), htc(k), k, j, i, ix, iy, iz, sum) == top) {  // the same arithmetic: exact
+          const long long idx =
+              ((g.offset[2] + k - g.ng[2]) * ny + g.offset[1] + j - g.ng[1]) * nx + g.offset[0] + i - g.ng[0];
+          m = idx < m ? idx : m;
+        }
+      },
+      Kokkos::Min<long long>(first));
+  long long global = none;
+  MPI_Allreduce(&first, &global, 1, MPI_LONG_LONG, MPI_MIN, decomp_->comm());
+  if (global == none) return {};
+  const long long gi = global % nx, gj = global / nx % ny, gk = global / (nx * ny);
+  std::ostringstream os;
+  os << "cell (" << gi << ", " << gj << ", " << gk << "), x = " << gp_.lo[0] + (gi + 0.5) * grid_.dx[0] << " m";
+  if (grid_.global_n[1] > 1) os << ", y = " << gp_.lo[1] + (gj + 0.5) * grid_.dx[1] << " m";
+  os << ", z = " << gp_.lo[2] + (gk + 0.5) * grid_.dx[2] << " m";
+  return os.str();
 }
 
 std::array<double, 2> Euler::mass_energy() const {
@@ -599,7 +639,9 @@ std::string Euler::divergence(const Diagnostics& d) {
   for (std::size_t n = 0; n < d.names.size(); ++n)
     if (d.names[n] == "cfl" && d.values[n] > p_.courant_limit) {
       std::ostringstream os;
+      const std::string where = fastest_cell();  // empty only if the two reductions rounded differently
       os << "the Courant number " << d.values[n] << " exceeds euler.courant_limit = " << p_.courant_limit
+         << (where.empty() ? "" : " at " + where)
          << " (the flow outran the time step: lower euler.cfl, or raise euler.max_speed)";
       return os.str();
     }

@@ -95,6 +95,8 @@ class Euler : public Simulation {
   std::array<double, 2> mass_energy() const;
   /// Collective: the largest (|u_d| + c) / dx_d over owned cells and directions [1/s].
   double max_wave_rate() const;
+  /// Collective: where the largest (|u_d| + c) / dx_d is (the lowest global index if several), as text.
+  std::string fastest_cell() const;
   /// Collective: min and max of theta' [K], and max |w| [m/s].
   std::array<double, 3> theta_w_extremes() const;
   /// Physical fields (rho, u, v, w, theta', p') for output.
