@@ -1,0 +1,250 @@
+// Cell binning (counting sort) and the two-pass CSR Verlet list build; see neighbor_list.hpp.
+#include "neighbor/neighbor_list.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace stratus {
+
+namespace neighbor_detail {
+
+using IntView = Kokkos::View<int*, MemSpace>;
+
+/// Number of atoms of x (0 .. n-1) outside [lo, hi) in some direction (NaN counts as outside).
+int count_outside(const ParticleVec& x, int n, Real3 lo, Real3 hi) {
+  int bad = 0;
+  Kokkos::parallel_reduce(
+      "neighbor::check_box", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(int i, int& b) {
+        for (int d = 0; d < 3; ++d) {
+          if (!(x(i, d) >= lo[d] && x(i, d) < hi[d])) {
+            ++b;
+            return;
+          }
+        }
+      },
+      bad);
+  return bad;
+}
+
+/// Counting sort of atoms 0 .. n-1 into nb[0] * nb[1] * nb[2] bins (x fastest): bin_start (nbins + 1)
+/// and bin_atoms (n), each bin's atoms in increasing index order.
+void sort_into_bins(const ParticleVec& x, int n, Real3 lo, Real3 inv_width, Int3 nb, IntView& bin_start,
+                    IntView& bin_atoms) {
+  const int nbins = nb[0] * nb[1] * nb[2];
+  IntView atom_bin(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::atom_bin"), n);
+  IntView count("neighbor::bin_count", nbins);
+  bin_start = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_start"), nbins + 1);
+  bin_atoms = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_atoms"), n);
+  auto start = bin_start;
+  auto atoms = bin_atoms;
+
+  Kokkos::parallel_for(
+      "neighbor::bin_count", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
+        int c[3];
+        for (int d = 0; d < 3; ++d) {
+          const int k = static_cast<int>((x(i, d) - lo[d]) * inv_width[d]);
+          c[d] = k < 0 ? 0 : (k >= nb[d] ? nb[d] - 1 : k);  // rounding just below hi
+        }
+        const int b = (c[2] * nb[1] + c[1]) * nb[0] + c[0];
+        atom_bin(i) = b;
+        Kokkos::atomic_increment(&count(b));
+      });
+  Kokkos::parallel_scan(
+      "neighbor::bin_scan", Kokkos::RangePolicy<ExecSpace>(0, nbins + 1), KOKKOS_LAMBDA(int b, int& sum, bool final) {
+        const int c = b < nbins ? count(b) : 0;
+        if (final) start(b) = sum;
+        sum += c;
+      });
+  // Fill from the back of each bin (the count is consumed), then restore index order per bin.
+  Kokkos::parallel_for(
+      "neighbor::bin_fill", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
+        const int b = atom_bin(i);
+        const int k = Kokkos::atomic_fetch_add(&count(b), -1) - 1;
+        atoms(start(b) + k) = i;
+      });
+  Kokkos::parallel_for(
+      "neighbor::bin_sort", Kokkos::RangePolicy<ExecSpace>(0, nbins), KOKKOS_LAMBDA(int b) {
+        const int s = start(b), e = start(b + 1);
+        for (int p = s + 1; p < e; ++p) {  // insertion sort: bins hold a few tens of atoms
+          const int v = atoms(p);
+          int q = p - 1;
+          while (q >= s && atoms(q) > v) {
+            atoms(q + 1) = atoms(q);
+            --q;
+          }
+          atoms(q + 1) = v;
+        }
+      });
+}
+
+/// Bin coordinates of an atom (same formula as bin_atoms).
+KOKKOS_INLINE_FUNCTION int bin_coord(double xd, double lo, double inv_width, int nb) {
+  const int k = static_cast<int>((xd - lo) * inv_width);
+  return k < 0 ? 0 : (k >= nb ? nb - 1 : k);
+}
+
+/// Two-pass CSR build for owned atoms 0 .. n_local-1 against all binned atoms.
+/// Returns the total number of pairs; offsets and neighbors are (re)allocated.
+long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, Real3 lo, Real3 inv_width, Int3 nb,
+                      const IntView& bin_start, const IntView& bin_atoms, IntView& offsets, IntView& neighbors,
+                      int& max_count) {
+  offsets = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::offsets"), n_local + 1);
+  IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
+  auto off = offsets;
+
+  // Pass 1 (list == false) counts, pass 2 writes; both visit candidates in the same order.
+  Kokkos::parallel_for(
+      "neighbor::count", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
+        const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
+        const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
+        const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
+        int c = 0;
+        for (int bz = (cz > 0 ? cz - 1 : 0); bz <= (cz + 1 < nb[2] ? cz + 1 : nb[2] - 1); ++bz)
+          for (int by = (cy > 0 ? cy - 1 : 0); by <= (cy + 1 < nb[1] ? cy + 1 : nb[1] - 1); ++by)
+            for (int bx = (cx > 0 ? cx - 1 : 0); bx <= (cx + 1 < nb[0] ? cx + 1 : nb[0] - 1); ++bx) {
+              const int b = (bz * nb[1] + by) * nb[0] + bx;
+              for (int p = bin_start(b); p < bin_start(b + 1); ++p) {
+                const int j = bin_atoms(p);
+                if (j == i || (half && j < n_local && j < i)) continue;
+                const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+                if (dx * dx + dy * dy + dz * dz < rc2) ++c;
+              }
+            }
+        count(i) = c;
+      });
+
+  long long total = 0;
+  Kokkos::parallel_scan(
+      "neighbor::offsets_scan", Kokkos::RangePolicy<ExecSpace>(0, n_local + 1),
+      KOKKOS_LAMBDA(int i, long long& sum, bool final) {
+        if (final) off(i) = static_cast<int>(sum);  // checked below: total fits in int
+        if (i < n_local) sum += count(i);
+      },
+      total);
+  STRATUS_REQUIRE(total <= std::numeric_limits<int>::max(),
+                  "neighbor list of " << total << " pairs exceeds the int offsets of the CSR list");
+  int mx = 0;
+  Kokkos::parallel_reduce(
+      "neighbor::max_count", Kokkos::RangePolicy<ExecSpace>(0, n_local),
+      KOKKOS_LAMBDA(int i, int& m) {
+        if (count(i) > m) m = count(i);
+      },
+      Kokkos::Max<int>(mx));
+  max_count = n_local > 0 ? mx : 0;
+
+  neighbors = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::neighbors"), total);
+  auto nbr = neighbors;
+  Kokkos::parallel_for(
+      "neighbor::fill", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
+        const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
+        const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
+        const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
+        const int s = off(i);
+        int e = s;
+        for (int bz = (cz > 0 ? cz - 1 : 0); bz <= (cz + 1 < nb[2] ? cz + 1 : nb[2] - 1); ++bz)
+          for (int by = (cy > 0 ? cy - 1 : 0); by <= (cy + 1 < nb[1] ? cy + 1 : nb[1] - 1); ++by)
+            for (int bx = (cx > 0 ? cx - 1 : 0); bx <= (cx + 1 < nb[0] ? cx + 1 : nb[0] - 1); ++bx) {
+              const int b = (bz * nb[1] + by) * nb[0] + bx;
+              for (int p = bin_start(b); p < bin_start(b + 1); ++p) {
+                const int j = bin_atoms(p);
+                if (j == i || (half && j < n_local && j < i)) continue;
+                const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+                if (dx * dx + dy * dy + dz * dz < rc2) {
+                  // insertion into the sorted prefix s .. e-1 (increasing atom index)
+                  int q = e - 1;
+                  while (q >= s && nbr(q) > j) {
+                    nbr(q + 1) = nbr(q);
+                    --q;
+                  }
+                  nbr(q + 1) = j;
+                  ++e;
+                }
+              }
+            }
+      });
+  return total;
+}
+
+}  // namespace neighbor_detail
+
+NeighborList::NeighborList(NeighborParams params) : params_(params) {
+  STRATUS_REQUIRE(std::isfinite(params.cutoff) && params.cutoff > 0.0,
+                  "neighbor list: cutoff must be positive and finite, got " << params.cutoff);
+  STRATUS_REQUIRE(std::isfinite(params.skin) && params.skin >= 0.0,
+                  "neighbor list: skin must be non-negative and finite, got " << params.skin);
+}
+
+void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 lo, Real3 hi) {
+  STRATUS_REQUIRE(n_local >= 0 && n_ghost >= 0, "neighbor list: negative atom counts " << n_local << ", " << n_ghost);
+  const long long n_total = static_cast<long long>(n_local) + n_ghost;
+  STRATUS_REQUIRE(n_total <= static_cast<long long>(x.extent(0)) && n_total <= std::numeric_limits<int>::max(),
+                  "neighbor list: " << n_local << " owned + " << n_ghost << " ghost atoms but x holds " << x.extent(0));
+  const int n = static_cast<int>(n_total);
+  const double rc = list_cutoff();
+  Real3 inv_width;
+  Int3 nb;
+  long long nbins = 1;
+  for (int d = 0; d < 3; ++d) {
+    const double len = hi[d] - lo[d];
+    STRATUS_REQUIRE(std::isfinite(len) && len > 0.0,
+                    "neighbor list: empty bounding box in direction " << d << ": [" << lo[d] << ", " << hi[d] << ")");
+    const double fit = std::floor(len / rc);
+    nb[d] = fit < 1.0 ? 1 : (fit > 1024.0 ? 1024 : static_cast<int>(fit));
+    nbins *= nb[d];
+  }
+  // Keep the bin array proportionate to the atom count (bins only grow, so they stay >= rc).
+  const long long max_bins = std::max<long long>(4096, 8 * n_total);
+  while (nbins > max_bins) {
+    int dmax = 0;
+    for (int d = 1; d < 3; ++d)
+      if (nb[d] > nb[dmax]) dmax = d;
+    nbins /= nb[dmax];
+    nb[dmax] = (nb[dmax] + 1) / 2;
+    nbins *= nb[dmax];
+  }
+  for (int d = 0; d < 3; ++d) inv_width[d] = nb[d] / (hi[d] - lo[d]);
+
+  const int bad = neighbor_detail::count_outside(x, n, lo, hi);
+  STRATUS_REQUIRE(bad == 0, "neighbor list: " << bad << " of " << n << " atoms lie outside the bounding box [" << lo[0]
+                                              << ", " << hi[0] << ") x [" << lo[1] << ", " << hi[1] << ") x [" << lo[2]
+                                              << ", " << hi[2] << ")");
+
+  neighbor_detail::IntView bin_start, bin_atoms;
+  neighbor_detail::sort_into_bins(x, n, lo, inv_width, nb, bin_start, bin_atoms);
+  total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, lo, inv_width, nb, bin_start,
+                                              bin_atoms, offsets_, neighbors_, max_neighbors_);
+
+  if (static_cast<int>(x_build_.extent(0)) != n_local)
+    x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"), n_local);
+  Kokkos::deep_copy(x_build_, Kokkos::subview(x, std::make_pair(0, n_local), Kokkos::ALL));
+  n_local_ = n_local;
+  n_ghost_ = n_ghost;
+  nbin_ = nb;
+  ++builds_;
+}
+
+bool NeighborList::needs_rebuild(const ParticleVec& x) const {
+  if (builds_ == 0) return true;
+  STRATUS_REQUIRE(static_cast<int>(x.extent(0)) >= n_local_,
+                  "neighbor list: x holds " << x.extent(0) << " atoms, the list was built for " << n_local_);
+  auto x0 = x_build_;
+  double max_d2 = 0.0;
+  Kokkos::parallel_reduce(
+      "neighbor::max_displacement", Kokkos::RangePolicy<ExecSpace>(0, n_local_),
+      KOKKOS_LAMBDA(int i, double& m) {
+        const double dx = x(i, 0) - x0(i, 0), dy = x(i, 1) - x0(i, 1), dz = x(i, 2) - x0(i, 2);
+        const double d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > m) m = d2;
+      },
+      Kokkos::Max<double>(max_d2));
+  const double half_skin = 0.5 * params_.skin;
+  return n_local_ > 0 && max_d2 > half_skin * half_skin;
+}
+
+}  // namespace stratus

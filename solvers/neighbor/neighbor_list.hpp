@@ -1,0 +1,68 @@
+// Cell-binned Verlet neighbor lists for particle methods, knowing no physics, no periodicity and no MPI:
+// the caller stores n_local owned atoms followed by n_ghost ghost atoms (periodic images, atoms of other
+// ranks) in one ParticleVec and gives a bounding box [lo, hi) that holds all of them.
+//   Binning: bins of edge >= cutoff + skin (as many as fit in each direction, at least one) with the
+//   27-bin stencil, clipped at the box faces (no wrap-around), so a box narrower than three bins is
+//   handled without double counting. Counting sort with atomics, exclusive scan, fill, and then a sort
+//   by atom index within each bin: the result does not depend on thread scheduling.
+//   Lists: for each owned atom i, CSR offsets (n_local + 1) and neighbors, in increasing index order,
+//   built in two passes (count, scan, fill) with no fixed maximum. A pair (i, j) is listed when
+//   |x_i - x_j|^2 < (cutoff + skin)^2 (strict: pairs at exactly cutoff + skin are left out).
+//     full: every j != i, owned or ghost.
+//     half: j > i among owned atoms, plus every ghost j (Newton's third law on: the caller
+//           reverse-communicates the forces accumulated on ghosts).
+//   Rebuild: positions at the last build are kept; needs_rebuild(x) is true when an owned atom moved
+//   strictly more than skin / 2 since (a device max-reduction).
+// All per-step work runs on the device; the host only reads back a few scalars.
+#pragma once
+#include "core/types.hpp"
+
+namespace stratus {
+
+struct NeighborParams {
+  double cutoff = 0.0;  ///< interaction cutoff [length], > 0
+  double skin = 0.0;    ///< Verlet skin [length], >= 0
+  bool half = false;    ///< half list (Newton on) instead of a full list
+};
+
+class NeighborList {
+ public:
+  /// Validates the parameters (stratus::Error for a non-positive cutoff or negative skin).
+  explicit NeighborList(NeighborParams params);
+
+  /// Bins atoms 0 .. n_local + n_ghost - 1 of x and builds the list of owned atoms 0 .. n_local - 1.
+  /// Every atom must lie in [lo, hi) (stratus::Error otherwise).
+  void build(const ParticleVec& x, int n_local, int n_ghost, Real3 lo, Real3 hi);
+
+  /// True when an owned atom moved more than skin / 2 since the last build (true before any build).
+  bool needs_rebuild(const ParticleVec& x) const;
+
+  /// CSR list: the neighbors of owned atom i are neighbors()(offsets()(i) .. offsets()(i + 1) - 1).
+  Kokkos::View<const int*, MemSpace> offsets() const { return offsets_; }
+  Kokkos::View<const int*, MemSpace> neighbors() const { return neighbors_; }
+
+  const NeighborParams& params() const { return params_; }
+  double list_cutoff() const { return params_.cutoff + params_.skin; }
+  int n_local() const { return n_local_; }
+  int n_ghost() const { return n_ghost_; }
+  /// Largest neighbor count of one owned atom, and the total number of listed pairs.
+  int max_neighbors() const { return max_neighbors_; }
+  long long total_pairs() const { return total_pairs_; }
+  /// Bins per direction of the last build.
+  Int3 bins() const { return nbin_; }
+  int builds() const { return builds_; }
+
+ private:
+  NeighborParams params_;
+  int n_local_ = 0;
+  int n_ghost_ = 0;
+  int max_neighbors_ = 0;
+  long long total_pairs_ = 0;
+  int builds_ = 0;
+  Int3 nbin_ = {{0, 0, 0}};
+  Kokkos::View<int*, MemSpace> offsets_;
+  Kokkos::View<int*, MemSpace> neighbors_;
+  ParticleVec x_build_;  // owned positions at the last build
+};
+
+}  // namespace stratus
