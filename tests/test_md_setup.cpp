@@ -1,0 +1,386 @@
+// Unit tests of the molecular-dynamics set-up (physics/md/md_setup.*): fcc/bcc/sc lattices (counts, box,
+// nearest-neighbour shells), Maxwell-Boltzmann velocities (zero momentum, exact temperature, independence
+// of the atom order, seeds), the LAMMPS data-file round trip (bit-exact), a hand-written file in
+// write_data's layout, and every InputError path of the reader. One rank, well under a second.
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "md/md_setup.hpp"
+
+using Catch::Matchers::Contains;
+using stratus::InputError;
+using stratus::md::AtomData;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh temporary directory per test case, removed at scope exit.
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    dir = fs::temp_directory_path() / ("stratus_md_setup_" + std::to_string(::getpid()) + "_" + std::to_string(next()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  static int next() {
+    static int n = 0;
+    return n++;
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = (dir / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+};
+
+// Minimum-image distances from atom i to every other atom.
+std::vector<double> distances_from(const AtomData& a, std::size_t i) {
+  std::vector<double> d;
+  for (std::size_t j = 0; j < a.natoms(); ++j) {
+    if (j == i) continue;
+    double r2 = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      const double L = a.hi[c] - a.lo[c];
+      double dx = a.x[j][c] - a.x[i][c];
+      dx -= L * std::round(dx / L);
+      r2 += dx * dx;
+    }
+    d.push_back(std::sqrt(r2));
+  }
+  return d;
+}
+
+// Every atom has `count` nearest neighbours at distance `nn` (relative 1e-12) and none closer.
+void check_shell(const AtomData& a, double nn, int count) {
+  for (std::size_t i = 0; i < a.natoms(); ++i) {
+    const auto d = distances_from(a, i);
+    const double dmin = *std::min_element(d.begin(), d.end());
+    REQUIRE(dmin == Approx(nn).epsilon(1e-12));
+    const auto k = std::count_if(d.begin(), d.end(), [&](double r) { return r < nn * (1.0 + 1e-9); });
+    REQUIRE(k == count);
+  }
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The message of the InputError that reading `text` throws; fails when none is thrown.
+std::string read_error(const TempDir& tmp, const std::string& text) {
+  const std::string path = tmp.write("bad.data", text);
+  try {
+    stratus::md::read_lammps_data(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  FAIL("expected an InputError for data file:\n" << text);
+  return {};
+}
+
+const char* kHeader =
+    "LAMMPS data file via write_data, version 2 Aug 2023, timestep = 0, units = lj\n"
+    "\n"
+    "3 atoms\n"
+    "2 atom types\n"
+    "\n"
+    "0.0000000000000000e+00 5.0000000000000000e+00 xlo xhi\n"
+    "-1.0000000000000000e+00 4.0000000000000000e+00 ylo yhi\n"
+    "0.0000000000000000e+00 6.0000000000000000e+00 zlo zhi\n";  // lines 1-8
+
+}  // namespace
+
+TEST_CASE("fcc lattice at reduced density 0.8442", "[md]") {
+  const auto a = stratus::md::make_lattice("fcc", 0.8442, true, {4, 4, 4}, 1, 1.0);
+  REQUIRE(a.natoms() == 256);
+  const double lc = std::cbrt(4.0 / 0.8442);
+  for (int d = 0; d < 3; ++d) {
+    CHECK(a.lo[d] == 0.0);
+    CHECK(std::abs(a.hi[d] - 6.7183848) < 1e-7);
+    CHECK(std::abs(a.hi[d] - 4.0 * lc) < 1e-12);
+  }
+  CHECK(a.ntypes == 1);
+  CHECK(a.mass[1] == 1.0);
+  CHECK_FALSE(a.has_velocities);
+  for (std::size_t i = 0; i < a.natoms(); ++i) {
+    CHECK(a.id[i] == static_cast<long long>(i) + 1);
+    CHECK(a.type[i] == 1);
+    for (int c = 0; c < 3; ++c) {
+      CHECK(a.x[i][c] >= 0.0);
+      CHECK(a.x[i][c] < a.hi[c]);
+    }
+  }
+  // Ordering: basis innermost, then x cells, then y, then z.
+  CHECK(a.x[1][0] == Approx(0.5 * lc));
+  CHECK(a.x[1][1] == Approx(0.5 * lc));
+  CHECK(a.x[4][0] == Approx(lc));
+  CHECK(a.x[16][1] == Approx(lc));
+  CHECK(a.x[64][2] == Approx(lc));
+  check_shell(a, lc / std::sqrt(2.0), 12);
+}
+
+TEST_CASE("bcc and sc lattices", "[md]") {
+  const auto b = stratus::md::make_lattice("bcc", 0.9, true, {3, 4, 5}, 2, 2.5);
+  REQUIRE(b.natoms() == 2u * 3 * 4 * 5);
+  const double ab = std::cbrt(2.0 / 0.9);
+  CHECK(b.hi[0] == Approx(3 * ab).epsilon(1e-14));
+  CHECK(b.hi[2] == Approx(5 * ab).epsilon(1e-14));
+  CHECK(b.ntypes == 2);
+  CHECK(b.mass[2] == 2.5);
+  check_shell(b, ab * std::sqrt(3.0) / 2.0, 8);
+
+  const auto s = stratus::md::make_lattice("sc", 1.7, false, {4, 3, 3}, 1, 1.0);
+  REQUIRE(s.natoms() == 36u);
+  CHECK(s.hi[0] == Approx(4 * 1.7));
+  check_shell(s, 1.7, 6);
+  const auto s2 = stratus::md::make_lattice("sc", 0.5, true, {3, 3, 3}, 1, 1.0);
+  check_shell(s2, std::cbrt(2.0), 6);
+
+  CHECK_THROWS_WITH(stratus::md::make_lattice("hcp", 1.0, true, {2, 2, 2}, 1, 1.0), Contains("hcp"));
+  CHECK_THROWS_AS(stratus::md::make_lattice("fcc", -1.0, true, {2, 2, 2}, 1, 1.0), InputError);
+  CHECK_THROWS_AS(stratus::md::make_lattice("fcc", 1.0, true, {0, 2, 2}, 1, 1.0), InputError);
+}
+
+TEST_CASE("Maxwell-Boltzmann velocities", "[md]") {
+  auto a = stratus::md::make_lattice("fcc", 0.8442, true, {4, 4, 4}, 1, 1.0);
+  // Two types with different masses to exercise the mass weighting.
+  a.ntypes = 2;
+  a.mass = {0.0, 1.0, 3.0};
+  for (std::size_t i = 0; i < a.natoms(); i += 3) a.type[i] = 2;
+  const double T = 1.44;
+  auto ref = a;
+  stratus::md::create_velocities(ref, T, 12345, true);
+  REQUIRE(ref.has_velocities);
+
+  double p[3] = {0, 0, 0}, pabs = 0.0;
+  for (std::size_t i = 0; i < ref.natoms(); ++i) {
+    const double m = ref.mass[ref.type[i]];
+    for (int c = 0; c < 3; ++c) {
+      p[c] += m * ref.v[i][c];
+      pabs += m * std::abs(ref.v[i][c]);
+    }
+  }
+  for (int c = 0; c < 3; ++c) CHECK(std::abs(p[c]) < 1e-12 * pabs);
+  const double Tm = stratus::md::temperature(ref, true);
+  CHECK(std::abs(Tm - T) < 1e-12 * T);
+  CHECK(stratus::md::kinetic_energy(ref) == Approx(0.5 * (3.0 * 256 - 3.0) * T).epsilon(1e-12));
+  // Heavier atoms are slower: compare mean v^2 of the two types (equipartition, loose).
+  double v2[3] = {0, 0, 0};
+  int cnt[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < ref.natoms(); ++i) {
+    v2[ref.type[i]] += ref.v[i][0] * ref.v[i][0] + ref.v[i][1] * ref.v[i][1] + ref.v[i][2] * ref.v[i][2];
+    ++cnt[ref.type[i]];
+  }
+  CHECK(v2[1] / cnt[1] > 1.5 * v2[2] / cnt[2]);
+
+  SECTION("independent of the atom order (bitwise)") {
+    auto shuffled = a;
+    std::vector<std::size_t> perm(a.natoms());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    std::mt19937 gen(7);
+    std::shuffle(perm.begin(), perm.end(), gen);
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+      shuffled.id[i] = a.id[perm[i]];
+      shuffled.type[i] = a.type[perm[i]];
+      shuffled.x[i] = a.x[perm[i]];
+    }
+    stratus::md::create_velocities(shuffled, T, 12345, true);
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+      const std::size_t j = static_cast<std::size_t>(shuffled.id[i] - 1);  // ids are 1..N in ref order
+      for (int c = 0; c < 3; ++c) REQUIRE(same_bits(shuffled.v[i][c], ref.v[j][c]));
+    }
+  }
+  SECTION("different seeds differ") {
+    auto other = a;
+    stratus::md::create_velocities(other, T, 12346, true);
+    int same = 0;
+    for (std::size_t i = 0; i < a.natoms(); ++i)
+      if (other.v[i][0] == ref.v[i][0]) ++same;
+    CHECK(same == 0);
+    CHECK(std::abs(stratus::md::temperature(other, true) - T) < 1e-12 * T);
+  }
+  SECTION("without momentum removal: 3N degrees of freedom") {
+    auto other = a;
+    stratus::md::create_velocities(other, T, 99, false);
+    CHECK(std::abs(stratus::md::temperature(other, false) - T) < 1e-12 * T);
+  }
+  SECTION("zero temperature and bad input") {
+    auto other = a;
+    stratus::md::create_velocities(other, 0.0, 1, true);
+    CHECK(stratus::md::kinetic_energy(other) == 0.0);
+    CHECK_THROWS_AS(stratus::md::create_velocities(other, -1.0, 1, true), InputError);
+  }
+}
+
+TEST_CASE("LAMMPS data file round trip is bit-exact", "[md]") {
+  const TempDir tmp;
+  auto a = stratus::md::make_lattice("bcc", 1.1, true, {3, 3, 2}, 2, 39.948);
+  a.mass[1] = 1.0 / 3.0;
+  a.type[5] = 1;
+  a.lo = {-0.1, -1.0 / 7.0, 1e-300};
+  a.image[3] = {-1, 2, 0};
+  a.image[7] = {0, 0, -123};
+  std::swap(a.id[0], a.id[10]);  // ids need not be in order
+  a.x[2][1] = -0.0;
+  stratus::md::create_velocities(a, 2.0 / 3.0, 42, true);
+  const std::string path = (tmp.dir / "rt.data").string();
+  stratus::md::write_lammps_data(path, a);
+  // No temporary left behind.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(tmp.dir)) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 1);
+
+  const auto b = stratus::md::read_lammps_data(path);
+  REQUIRE(b.natoms() == a.natoms());
+  CHECK(b.ntypes == a.ntypes);
+  REQUIRE(b.mass.size() == a.mass.size());
+  for (std::size_t t = 1; t < a.mass.size(); ++t) CHECK(same_bits(b.mass[t], a.mass[t]));
+  for (int d = 0; d < 3; ++d) {
+    CHECK(same_bits(b.lo[d], a.lo[d]));
+    CHECK(same_bits(b.hi[d], a.hi[d]));
+  }
+  CHECK(b.has_velocities);
+  for (std::size_t i = 0; i < a.natoms(); ++i) {
+    REQUIRE(b.id[i] == a.id[i]);
+    REQUIRE(b.type[i] == a.type[i]);
+    for (int c = 0; c < 3; ++c) {
+      REQUIRE(same_bits(b.x[i][c], a.x[i][c]));
+      REQUIRE(same_bits(b.v[i][c], a.v[i][c]));
+      REQUIRE(b.image[i][c] == a.image[i][c]);
+    }
+  }
+
+  // Overwriting an existing file also goes through the rename; without velocities none are written.
+  auto c = a;
+  c.has_velocities = false;
+  stratus::md::write_lammps_data(path, c);
+  const auto d = stratus::md::read_lammps_data(path);
+  CHECK_FALSE(d.has_velocities);
+  CHECK(d.natoms() == a.natoms());
+
+  // Device copy.
+  const auto views = stratus::md::copy_to_device(a);
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), views.x);
+  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), views.v);
+  auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), views.type);
+  auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), views.id);
+  REQUIRE(hx.extent(0) == a.natoms());
+  for (std::size_t i = 0; i < a.natoms(); ++i) {
+    CHECK(hi(i) == a.id[i]);
+    CHECK(ht(i) == a.type[i]);
+    for (int c = 0; c < 3; ++c) {
+      CHECK(same_bits(hx(i, c), a.x[i][c]));
+      CHECK(same_bits(hv(i, c), a.v[i][c]));
+    }
+  }
+}
+
+TEST_CASE("A hand-written file in write_data's layout parses", "[md]") {
+  const TempDir tmp;
+  const std::string text = std::string(kHeader) +
+                           "\n"
+                           "Masses\n"
+                           "\n"
+                           "1 1.0000000000000000e+00\n"
+                           "2 39.948 # Ar\n"
+                           "\n"
+                           "Atoms # atomic\n"
+                           "\n"
+                           "3 2 4.9000000000000004e+00 1.2345678901234567e+00 5.9999999999999991e+00 0 -1 2\n"
+                           "1 1 0.0 0.0 0.0 0 0 0\n"
+                           "\n"
+                           "# a comment between atoms\n"
+                           "2 1 1.0 2.0 3.0\n"
+                           "\n"
+                           "Velocities\n"
+                           "\n"
+                           "1 0.1 0.2 0.3\n"
+                           "3 -1.2345678901234567e-03 0 1e-5\n"
+                           "2 0 0 0\n";
+  const auto a = stratus::md::read_lammps_data(tmp.write("hand.data", text));
+  REQUIRE(a.natoms() == 3);
+  CHECK(a.ntypes == 2);
+  CHECK(a.mass[1] == 1.0);
+  CHECK(a.mass[2] == 39.948);
+  CHECK(a.lo[1] == -1.0);
+  CHECK(a.hi[2] == 6.0);
+  CHECK(a.id[0] == 3);
+  CHECK(a.type[0] == 2);
+  CHECK(a.x[0][0] == 4.9000000000000004);
+  CHECK(a.x[0][1] == 1.2345678901234567);
+  CHECK(a.x[0][2] == 5.9999999999999991);
+  CHECK(a.image[0] == std::array<int, 3>{0, -1, 2});
+  CHECK(a.image[2] == std::array<int, 3>{0, 0, 0});
+  CHECK(a.x[2][2] == 3.0);
+  CHECK(a.has_velocities);
+  CHECK(a.v[0][0] == -1.2345678901234567e-03);
+  CHECK(a.v[0][2] == 1e-5);
+  CHECK(a.v[1][1] == 0.2);
+}
+
+TEST_CASE("Data file errors name the file and the line", "[md]") {
+  const TempDir tmp;
+  const std::string masses = "\nMasses\n\n1 1.0\n2 2.0\n";  // lines 9-13 (keyword: 10)
+  const std::string atoms =
+      "\nAtoms # atomic\n\n1 1 0 0 0\n2 2 1 1 1\n3 1 2 2 2\n";  // lines 14-19 (keyword: 15); Velocities keyword: 21
+  auto err = [&](const std::string& text, const std::string& line, const std::string& what) {
+    const std::string msg = read_error(tmp, text);
+    CHECK_THAT(msg, Contains("bad.data") && Contains("line " + line + ":") && Contains(what));
+  };
+
+  // Sanity: the base file is valid.
+  CHECK(stratus::md::read_lammps_data(tmp.write("ok.data", kHeader + masses + atoms)).natoms() == 3);
+
+  CHECK_THROWS_WITH(stratus::md::read_lammps_data((tmp.dir / "missing.data").string()),
+                    Contains("missing.data") && Contains("cannot open"));
+  err(std::string(kHeader) + "0.1 0.2 0.3 xy xz yz\n", "9", "triclinic");
+  err(std::string(kHeader) + "5 bonds\n", "9", "unrecognised header");
+  err(std::string(kHeader) + masses + "\nBonds\n", "15", "unknown section 'Bonds'");
+  err(std::string(kHeader) + masses + "\nAtoms # full\n\n1 1 0 0 0\n", "15", "atom style 'full'");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0\n", "17", "expected 5 or 8 columns in Atoms (atomic), got 4");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0 0 0 0\n", "17", "got 7");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 abc 0\n", "17", "'abc'");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 1.5x 0\n", "17", "'1.5x'");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1.5 0 0 0\n", "17", "'1.5'");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0 0 0 0.5 0\n", "17", "image flag");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0 0\n2 1 0 0 0\n1 2 0 0 0\n", "19", "duplicate atom id 1");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 3 0 0 0\n", "17", "atom type 3 is outside 1..2");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 0 0 0 0\n", "17", "atom type 0");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n0 1 0 0 0\n", "17", "atom id 0");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0 0\n2 1 0 0 0\n", "15",
+      "the Atoms section has 2 atoms, but the header declares 3 at line 3");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0 0\n2 1 0 0 0\n3 1 0 0 0\n4 1 0 0 0\n", "20",
+      "more atoms than the 3 declared");
+  err(std::string(kHeader) + masses, "13", "no Atoms section");
+  err(std::string(kHeader) + "\nMasses\n\n1 1.0\n" + atoms, "10", "no mass for atom type 2");
+  err(std::string(kHeader) + atoms, "14", "no Masses section");
+  err(std::string(kHeader) + "\nMasses\n\n1 1.0\n3 1.0\n", "13", "atom type 3 in Masses");
+  err(std::string(kHeader) + "\nMasses\n\n1 -1.0\n", "12", "must be positive");
+  err(std::string(kHeader) + "\nMasses\n\n1 1.0 2.0\n", "12", "expected 2 columns in Masses, got 3");
+  err(kHeader + masses + atoms + "\nVelocities\n\n1 0 0 0\n7 0 0 0\n", "24", "Velocities for unknown atom id 7");
+  err(kHeader + masses + atoms + "\nVelocities\n\n1 0 0\n", "23", "expected 4 columns in Velocities, got 3");
+  err(kHeader + masses + atoms + "\nVelocities\n\n1 0 0 0\n2 0 0 0\n", "21",
+      "the Velocities section has no entry for atom id 3");
+  err(kHeader + masses + atoms + "\nVelocities\n\n1 0 0 0\n1 0 0 0\n", "24", "second velocity for atom id 1");
+  err(std::string(kHeader) + "\nVelocities\n\n", "10", "Velocities section before the Atoms section");
+  err("title\n3 atoms\n\nMasses\n", "4", "atom types");
+  err("title\n3 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n\nMasses\n", "7", "'zlo zhi'");
+  err("title\nthree atoms\n", "2", "'three'");
+  err("title\n3 atoms\n1 atom types\n1 0 xlo xhi\n", "4", "upper bound");
+}
