@@ -1,0 +1,69 @@
+// Lennard-Jones 12-6 (lj/cut) for several atom types, and the generic pair compute that owns the neighbor
+// loop. The potential holds physics only (per-pair coefficients, energy and force of one pair at r^2);
+// compute_pair() walks a NeighborList, sums forces, the potential energy and the virial:
+//   E(r) = 4 eps [(sigma/r)^12 - (sigma/r)^6] - offset    for r < rc (offset = E(rc) with shift on)
+//   F(r) = 24 eps [2 (sigma/r)^12 - (sigma/r)^6] / r^2 * r_vec   (force on i from j, r_vec = x_i - x_j)
+// Coefficients are LAMMPS' lj1..lj4 (48 eps s^12, 24 eps s^6, 4 eps s^12, 4 eps s^6); mixed pairs use
+// geometric (eps, sigma) or Lorentz-Berthelot (sigma arithmetic) rules unless set explicitly.
+// Full lists: each owned atom sums its own force (no atomics; the GPU choice), energy and virial count
+// half of each pair. Half lists: Newton's third law among owned atoms (each pair once, the partner's
+// force added atomically); a pair with a ghost is listed from both sides (the neighbor list's half
+// convention), so the ghost gets no force and the pair counts half: no reverse communication needed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "neighbor/neighbor_list.hpp"
+
+namespace stratus::md {
+
+enum class Mixing { geometric, arithmetic };
+
+/// Host-side description: per type pair (1-based, symmetric) epsilon, sigma and cutoff.
+struct LJSpec {
+  int ntypes = 1;
+  std::vector<double> epsilon, sigma, cutoff;  // (ntypes + 1)^2, index [i * (ntypes + 1) + j]
+  bool shift = false;                          // subtract E(rc) so that the energy is continuous
+  /// Every pair: from the diagonal by `mix` where not set explicitly (set_pair), cutoff the global one.
+  LJSpec(int ntypes, double global_cutoff);
+  void set_type(int t, double eps, double sig);
+  void set_pair(int i, int j, double eps, double sig, double rc = -1.0);
+  void mix(Mixing rule);
+  double& eps(int i, int j) { return epsilon[i * (ntypes + 1) + j]; }
+  double& sig(int i, int j) { return sigma[i * (ntypes + 1) + j]; }
+  double& rc(int i, int j) { return cutoff[i * (ntypes + 1) + j]; }
+  double max_cutoff() const;
+
+ private:
+  std::vector<char> explicit_;  // pairs set by set_pair, kept by mix()
+};
+
+/// Device coefficients, copyable into kernels.
+struct LJCoeffs {
+  int stride = 2;  // ntypes + 1
+  Kokkos::View<double*, MemSpace> lj1, lj2, lj3, lj4, cutsq, offset;
+  static LJCoeffs from_spec(const LJSpec& s);
+  KOKKOS_INLINE_FUNCTION double fpair(int ti, int tj, double rsq) const {  // F / r
+    const int p = ti * stride + tj;
+    const double r2i = 1.0 / rsq, r6i = r2i * r2i * r2i;
+    return r6i * (lj1(p) * r6i - lj2(p)) * r2i;
+  }
+  KOKKOS_INLINE_FUNCTION double energy(int ti, int tj, double rsq) const {
+    const int p = ti * stride + tj;
+    const double r2i = 1.0 / rsq, r6i = r2i * r2i * r2i;
+    return r6i * (lj3(p) * r6i - lj4(p)) - offset(p);
+  }
+};
+
+struct PairResult {
+  double energy = 0.0;  // potential energy of the owned atoms' pairs (energy units)
+  double virial = 0.0;  // sum over pairs of r_ij . f_ij (energy units)
+};
+
+/// Forces on the owned atoms 0 .. n_local - 1 of f (all of f is zeroed first), and this rank's share of the
+/// energy and virial. The list must have been built on x with the same n_local.
+PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
+                        const ParticleVec& f);
+
+}  // namespace stratus::md
