@@ -87,6 +87,31 @@ KOKKOS_INLINE_FUNCTION int bin_coord(double xd, double lo, double inv_width, int
   return k < 0 ? 0 : (k >= nb ? nb - 1 : k);
 }
 
+/// Calls visit(j) for every listed partner j of owned atom i: the atoms of the 27 bins around i's bin
+/// (clipped at the box faces) that are not i, not an owned atom below i in a half list, and closer than
+/// sqrt(rc2). The count and fill passes both walk through here, so they visit the same candidates in the
+/// same order.
+template <class Visit>
+KOKKOS_INLINE_FUNCTION void for_each_partner(const ParticleVec& x, int i, int n_local, double rc2, bool half,
+                                             const Real3& lo, const Real3& inv_width, const Int3& nb,
+                                             const IntView& bin_start, const IntView& bin_atoms, Visit&& visit) {
+  const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
+  const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
+  const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
+  for (int bz = (cz > 0 ? cz - 1 : 0); bz <= (cz + 1 < nb[2] ? cz + 1 : nb[2] - 1); ++bz)
+    for (int by = (cy > 0 ? cy - 1 : 0); by <= (cy + 1 < nb[1] ? cy + 1 : nb[1] - 1); ++by)
+      for (int bx = (cx > 0 ? cx - 1 : 0); bx <= (cx + 1 < nb[0] ? cx + 1 : nb[0] - 1); ++bx) {
+        const int b = (bz * nb[1] + by) * nb[0] + bx;
+        for (int p = bin_start(b); p < bin_start(b + 1); ++p) {
+          const int j = bin_atoms(p);
+          if (j == i || (half && j < n_local && j < i)) continue;
+          const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          if (dx * dx + dy * dy + dz * dz < rc2) visit(j);
+        }
+      }
+}
+
 /// Two-pass CSR build for owned atoms 0 .. n_local-1 against all binned atoms.
 /// Returns the total number of pairs; offsets and neighbors are (re)allocated.
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, Real3 lo, Real3 inv_width, Int3 nb,
@@ -96,25 +121,11 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
   IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
   auto off = offsets;
 
-  // Pass 1 (list == false) counts, pass 2 writes; both visit candidates in the same order.
+  // Pass 1 counts, pass 2 writes; both walk for_each_partner, so they visit the same candidates in order.
   Kokkos::parallel_for(
       "neighbor::count", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
-        const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
-        const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
-        const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
         int c = 0;
-        for (int bz = (cz > 0 ? cz - 1 : 0); bz <= (cz + 1 < nb[2] ? cz + 1 : nb[2] - 1); ++bz)
-          for (int by = (cy > 0 ? cy - 1 : 0); by <= (cy + 1 < nb[1] ? cy + 1 : nb[1] - 1); ++by)
-            for (int bx = (cx > 0 ? cx - 1 : 0); bx <= (cx + 1 < nb[0] ? cx + 1 : nb[0] - 1); ++bx) {
-              const int b = (bz * nb[1] + by) * nb[0] + bx;
-              for (int p = bin_start(b); p < bin_start(b + 1); ++p) {
-                const int j = bin_atoms(p);
-                if (j == i || (half && j < n_local && j < i)) continue;
-                const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-                if (dx * dx + dy * dy + dz * dz < rc2) ++c;
-              }
-            }
+        for_each_partner(x, i, n_local, rc2, half, lo, inv_width, nb, bin_start, bin_atoms, [&](int) { ++c; });
         count(i) = c;
       });
 
@@ -141,32 +152,18 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
   auto nbr = neighbors;
   Kokkos::parallel_for(
       "neighbor::fill", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
-        const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
-        const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
-        const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
         const int s = off(i);
         int e = s;
-        for (int bz = (cz > 0 ? cz - 1 : 0); bz <= (cz + 1 < nb[2] ? cz + 1 : nb[2] - 1); ++bz)
-          for (int by = (cy > 0 ? cy - 1 : 0); by <= (cy + 1 < nb[1] ? cy + 1 : nb[1] - 1); ++by)
-            for (int bx = (cx > 0 ? cx - 1 : 0); bx <= (cx + 1 < nb[0] ? cx + 1 : nb[0] - 1); ++bx) {
-              const int b = (bz * nb[1] + by) * nb[0] + bx;
-              for (int p = bin_start(b); p < bin_start(b + 1); ++p) {
-                const int j = bin_atoms(p);
-                if (j == i || (half && j < n_local && j < i)) continue;
-                const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-                if (dx * dx + dy * dy + dz * dz < rc2) {
-                  // insertion into the sorted prefix s .. e-1 (increasing atom index)
-                  int q = e - 1;
-                  while (q >= s && nbr(q) > j) {
-                    nbr(q + 1) = nbr(q);
-                    --q;
-                  }
-                  nbr(q + 1) = j;
-                  ++e;
-                }
-              }
-            }
+        for_each_partner(x, i, n_local, rc2, half, lo, inv_width, nb, bin_start, bin_atoms, [&](int j) {
+          // insertion into the sorted prefix s .. e-1 (increasing atom index)
+          int q = e - 1;
+          while (q >= s && nbr(q) > j) {
+            nbr(q + 1) = nbr(q);
+            --q;
+          }
+          nbr(q + 1) = j;
+          ++e;
+        });
       });
   return total;
 }
