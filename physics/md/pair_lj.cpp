@@ -97,69 +97,49 @@ PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleI
   const bool half = list.params().half;
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   double e = 0.0, w = 0.0;
-  if (!half) {
-    // Each atom owns its force: no atomics. Energy and virial count each pair from both sides, halved.
-    Kokkos::parallel_reduce(
-        "lj::compute_full", Policy(0, n_local),
-        KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
-          const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-          const int ti = type(i);
-          double fx = 0.0, fy = 0.0, fz = 0.0;
-          for (int p = off(i); p < off(i + 1); ++p) {
-            const int j = nbr(p);
-            const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            const int tj = type(j);
-            if (rsq < c.cutsq(ti * c.stride + tj)) {
-              const double fp = c.fpair(ti, tj, rsq);
-              fx += dx * fp;
-              fy += dy * fp;
-              fz += dz * fp;
-              esum += 0.5 * c.energy(ti, tj, rsq);
-              wsum += 0.5 * rsq * fp;
+  // Full list: each atom owns its force (no atomics, the GPU choice); every pair is seen from both sides,
+  // so energy and virial count half. Half list: Newton's third law among owned atoms, each such pair once
+  // with the partner's share added atomically; a ghost partner's pair is also listed, from the other side,
+  // by the rank (or image) that owns it, so the ghost gets no force and the pair counts half: no reverse
+  // communication is needed.
+  Kokkos::parallel_reduce(
+      half ? "lj::compute_half" : "lj::compute_full", Policy(0, n_local),
+      KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
+        const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        const int ti = type(i);
+        double fx = 0.0, fy = 0.0, fz = 0.0;
+        for (int p = off(i); p < off(i + 1); ++p) {
+          const int j = nbr(p);
+          const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          const double rsq = dx * dx + dy * dy + dz * dz;
+          const int tj = type(j);
+          if (rsq < c.cutsq(ti * c.stride + tj)) {
+            const double fp = c.fpair(ti, tj, rsq);
+            fx += dx * fp;
+            fy += dy * fp;
+            fz += dz * fp;
+            const bool newton = half && j < n_local;
+            const double weight = newton ? 1.0 : 0.5;
+            if (newton) {
+              Kokkos::atomic_add(&f(j, 0), -dx * fp);
+              Kokkos::atomic_add(&f(j, 1), -dy * fp);
+              Kokkos::atomic_add(&f(j, 2), -dz * fp);
             }
+            esum += weight * c.energy(ti, tj, rsq);
+            wsum += weight * rsq * fp;
           }
-          f(i, 0) = fx;
-          f(i, 1) = fy;
-          f(i, 2) = fz;
-        },
-        e, w);
-  } else {
-    // Newton's third law among owned atoms: each such pair once, the partner's share added atomically.
-    // A ghost partner's pair is also listed, from the other side, by the rank (or image) that owns it, so
-    // the ghost gets no force and the pair counts half: no reverse communication is needed.
-    Kokkos::parallel_reduce(
-        "lj::compute_half", Policy(0, n_local),
-        KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
-          const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-          const int ti = type(i);
-          double fx = 0.0, fy = 0.0, fz = 0.0;
-          for (int p = off(i); p < off(i + 1); ++p) {
-            const int j = nbr(p);
-            const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            const int tj = type(j);
-            if (rsq < c.cutsq(ti * c.stride + tj)) {
-              const double fp = c.fpair(ti, tj, rsq);
-              fx += dx * fp;
-              fy += dy * fp;
-              fz += dz * fp;
-              const double weight = j < n_local ? 1.0 : 0.5;
-              if (j < n_local) {
-                Kokkos::atomic_add(&f(j, 0), -dx * fp);
-                Kokkos::atomic_add(&f(j, 1), -dy * fp);
-                Kokkos::atomic_add(&f(j, 2), -dz * fp);
-              }
-              esum += weight * c.energy(ti, tj, rsq);
-              wsum += weight * rsq * fp;
-            }
-          }
+        }
+        if (half) {  // other threads may be adding to this atom's force
           Kokkos::atomic_add(&f(i, 0), fx);
           Kokkos::atomic_add(&f(i, 1), fy);
           Kokkos::atomic_add(&f(i, 2), fz);
-        },
-        e, w);
-  }
+        } else {
+          f(i, 0) = fx;
+          f(i, 1) = fy;
+          f(i, 2) = fz;
+        }
+      },
+      e, w);
   return PairResult{e, w};
 }
 
