@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -87,47 +89,108 @@ KOKKOS_INLINE_FUNCTION int bin_coord(double xd, double lo, double inv_width, int
   return k < 0 ? 0 : (k >= nb ? nb - 1 : k);
 }
 
-/// Calls visit(j) for every listed partner j of owned atom i: the atoms of the 27 bins around i's bin
-/// (clipped at the box faces) that are not i, not an owned atom below i in a half list, and closer than
-/// sqrt(rc2). The count and fill passes both walk through here, so they visit the same candidates in the
-/// same order.
+/// One entry of the bin stencil: an offset in bins and whether it lies "forward" (lexicographically after
+/// (0, 0, 0) in (z, y, x) order). A half list takes owned partners from the forward half only (and from
+/// i's own bin those above i), so each owned pair is found once; ghosts are taken from every bin.
+struct StencilEntry {
+  int ox, oy, oz, forward;
+};
+using Stencil = Kokkos::View<StencilEntry*, MemSpace>;
+
+/// Bins of edge >= rc / 2: offsets within 2 bins whose bins can hold a point closer than rc.
+Stencil make_stencil(double rc, const Real3& width) {
+  std::vector<StencilEntry> host;
+  for (int oz = -2; oz <= 2; ++oz)
+    for (int oy = -2; oy <= 2; ++oy)
+      for (int ox = -2; ox <= 2; ++ox) {
+        const int o[3] = {ox, oy, oz};
+        double d2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+          const double gap = std::max(0, std::abs(o[d]) - 1) * width[d];
+          d2 += gap * gap;
+        }
+        if (d2 >= rc * rc) continue;
+        const int forward = oz > 0 || (oz == 0 && (oy > 0 || (oy == 0 && ox > 0)));
+        host.push_back(StencilEntry{ox, oy, oz, forward});
+      }
+  Stencil st(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::stencil"), host.size());
+  auto h = Kokkos::create_mirror_view(st);
+  for (std::size_t k = 0; k < host.size(); ++k) h(k) = host[k];
+  Kokkos::deep_copy(st, h);
+  return st;
+}
+
+/// Calls visit(j) for every listed partner j of owned atom i: the atoms of the stencil bins around i's bin
+/// (clipped at the box faces) that are not i, closer than sqrt(rc2), and, in a half list, either ghosts or
+/// owned atoms in a forward bin (or in i's own bin and above i). Bins hold their atoms in increasing
+/// index order (owned atoms first), so the ghosts of a backward bin are its tail.
 template <class Visit>
 KOKKOS_INLINE_FUNCTION void for_each_partner(const ParticleVec& x, int i, int n_local, double rc2, bool half,
                                              const Real3& lo, const Real3& inv_width, const Int3& nb,
-                                             const IntView& bin_start, const IntView& bin_atoms, Visit&& visit) {
+                                             const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms,
+                                             Visit&& visit) {
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
   const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
   const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
-  for (int bz = (cz > 0 ? cz - 1 : 0); bz <= (cz + 1 < nb[2] ? cz + 1 : nb[2] - 1); ++bz)
-    for (int by = (cy > 0 ? cy - 1 : 0); by <= (cy + 1 < nb[1] ? cy + 1 : nb[1] - 1); ++by)
-      for (int bx = (cx > 0 ? cx - 1 : 0); bx <= (cx + 1 < nb[0] ? cx + 1 : nb[0] - 1); ++bx) {
-        const int b = (bz * nb[1] + by) * nb[0] + bx;
-        for (int p = bin_start(b); p < bin_start(b + 1); ++p) {
-          const int j = bin_atoms(p);
-          if (j == i || (half && j < n_local && j < i)) continue;
-          const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-          if (dx * dx + dy * dy + dz * dz < rc2) visit(j);
-        }
-      }
+  const int ns = static_cast<int>(stencil.extent(0));
+  for (int k = 0; k < ns; ++k) {
+    const StencilEntry o = stencil(k);
+    const int bx = cx + o.ox, by = cy + o.oy, bz = cz + o.oz;
+    if (bx < 0 || bx >= nb[0] || by < 0 || by >= nb[1] || bz < 0 || bz >= nb[2]) continue;
+    const int b = (bz * nb[1] + by) * nb[0] + bx;
+    const int s = bin_start(b), e = bin_start(b + 1);
+    const bool own_bin = o.ox == 0 && o.oy == 0 && o.oz == 0;
+    int p = s;
+    if (half && !o.forward && !own_bin) {  // backward bin: ghosts only, the bin's tail
+      p = e;
+      while (p > s && bin_atoms(p - 1) >= n_local) --p;
+    }
+    for (; p < e; ++p) {
+      const int j = bin_atoms(p);
+      if (j == i || (half && own_bin && j < i)) continue;
+      const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+      if (dx * dx + dy * dy + dz * dz < rc2) visit(j);
+    }
+  }
 }
 
-/// Two-pass CSR build for owned atoms 0 .. n_local-1 against all binned atoms.
-/// Returns the total number of pairs; offsets and neighbors are (re)allocated.
+/// One pass over the candidates into rows of `capacity` entries (grown and repeated when an atom has
+/// more partners), then compaction into the CSR arrays. Returns the total number of pairs.
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, Real3 lo, Real3 inv_width, Int3 nb,
-                      const IntView& bin_start, const IntView& bin_atoms, IntView& offsets, IntView& neighbors,
-                      int& max_count) {
+                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, IntView& offsets,
+                      IntView& neighbors, int& max_count, int& capacity, IntView& rows) {
   offsets = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::offsets"), n_local + 1);
   IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
   auto off = offsets;
-
-  // Pass 1 counts, pass 2 writes; both walk for_each_partner, so they visit the same candidates in order.
-  Kokkos::parallel_for(
-      "neighbor::count", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
-        int c = 0;
-        for_each_partner(x, i, n_local, rc2, half, lo, inv_width, nb, bin_start, bin_atoms, [&](int) { ++c; });
-        count(i) = c;
-      });
+  int mx = 0;
+  for (;;) {
+    const long long need = static_cast<long long>(n_local) * capacity;
+    STRATUS_REQUIRE(need <= std::numeric_limits<int>::max(),
+                    "neighbor list: " << n_local << " atoms x " << capacity << " partners exceed the int index range");
+    if (static_cast<long long>(rows.extent(0)) < need)
+      rows = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::rows"), need);
+    auto tmp = rows;
+    const int cap = capacity;
+    mx = 0;
+    Kokkos::parallel_reduce(
+        "neighbor::fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n_local),
+        KOKKOS_LAMBDA(int i, int& m) {
+          const long long base = static_cast<long long>(i) * cap;
+          int c = 0;
+          for_each_partner(x, i, n_local, rc2, half, lo, inv_width, nb, stencil, bin_start, bin_atoms, [&](int j) {
+            if (c < cap) tmp(base + c) = j;
+            ++c;
+          });
+          count(i) = c;
+          if (c > m) m = c;
+        },
+        Kokkos::Max<int>(mx));
+    if (n_local == 0) mx = 0;
+    if (mx <= capacity) break;
+    capacity = mx + mx / 5 + 8;  // rare: the density went up
+  }
+  max_count = mx;
 
   long long total = 0;
   Kokkos::parallel_scan(
@@ -139,32 +202,19 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
       total);
   STRATUS_REQUIRE(total <= std::numeric_limits<int>::max(),
                   "neighbor list of " << total << " pairs exceeds the int offsets of the CSR list");
-  int mx = 0;
-  Kokkos::parallel_reduce(
-      "neighbor::max_count", Kokkos::RangePolicy<ExecSpace>(0, n_local),
-      KOKKOS_LAMBDA(int i, int& m) {
-        if (count(i) > m) m = count(i);
-      },
-      Kokkos::Max<int>(mx));
-  max_count = n_local > 0 ? mx : 0;
-
-  neighbors = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::neighbors"), total);
+  if (static_cast<long long>(neighbors.extent(0)) < total || neighbors.data() == nullptr)
+    neighbors = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::neighbors"), total + total / 10);
   auto nbr = neighbors;
+  auto tmp = rows;
+  const int cap = capacity;
   Kokkos::parallel_for(
-      "neighbor::fill", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
-        const int s = off(i);
-        int e = s;
-        for_each_partner(x, i, n_local, rc2, half, lo, inv_width, nb, bin_start, bin_atoms, [&](int j) {
-          // insertion into the sorted prefix s .. e-1 (increasing atom index)
-          int q = e - 1;
-          while (q >= s && nbr(q) > j) {
-            nbr(q + 1) = nbr(q);
-            --q;
-          }
-          nbr(q + 1) = j;
-          ++e;
-        });
+      "neighbor::compact", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
+        const long long base = static_cast<long long>(i) * cap;
+        const int s = off(i), c = count(i);
+        for (int k = 0; k < c; ++k) nbr(s + k) = tmp(base + k);
       });
+  // Start the next build with room for a little more than this one needed.
+  capacity = std::max(capacity, mx + mx / 10 + 4);
   return total;
 }
 
@@ -191,7 +241,7 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
     const double len = hi[d] - lo[d];
     STRATUS_REQUIRE(std::isfinite(len) && len > 0.0,
                     "neighbor list: empty bounding box in direction " << d << ": [" << lo[d] << ", " << hi[d] << ")");
-    const double fit = std::floor(len / rc);
+    const double fit = std::floor(len / (0.5 * rc));  // bins of edge >= rc / 2
     nb[d] = fit < 1.0 ? 1 : (fit > 1024.0 ? 1024 : static_cast<int>(fit));
     nbins *= nb[d];
   }
@@ -214,8 +264,11 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
 
   neighbor_detail::IntView bin_start, bin_atoms;
   neighbor_detail::sort_into_bins(x, n, lo, inv_width, nb, bin_start, bin_atoms);
-  total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, lo, inv_width, nb, bin_start,
-                                              bin_atoms, offsets_, neighbors_, max_neighbors_);
+  Real3 width;
+  for (int d = 0; d < 3; ++d) width[d] = 1.0 / inv_width[d];
+  const auto stencil = neighbor_detail::make_stencil(rc, width);
+  total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, lo, inv_width, nb, stencil, bin_start,
+                                              bin_atoms, offsets_, neighbors_, max_neighbors_, capacity_, rows_);
 
   if (static_cast<int>(x_build_.extent(0)) != n_local)
     x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"), n_local);

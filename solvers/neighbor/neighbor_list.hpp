@@ -1,16 +1,20 @@
 // Cell-binned Verlet neighbor lists for particle methods, knowing no physics, no periodicity and no MPI:
 // the caller stores n_local owned atoms followed by n_ghost ghost atoms (periodic images, atoms of other
 // ranks) in one ParticleVec and gives a bounding box [lo, hi) that holds all of them.
-//   Binning: bins of edge >= cutoff + skin (as many as fit in each direction, at least one) with the
-//   27-bin stencil, clipped at the box faces (no wrap-around), so a box narrower than three bins is
+//   Binning: bins of edge >= (cutoff + skin) / 2 (as many as fit in each direction, at least one) with
+//   the stencil of bins within two bins whose boxes come closer than cutoff + skin (LAMMPS' choice of
+//   bin size), clipped at the box faces (no wrap-around), so a box narrower than five bins is
 //   handled without double counting. Counting sort with atomics, exclusive scan, fill, and then a sort
 //   by atom index within each bin: the result does not depend on thread scheduling.
-//   Lists: for each owned atom i, CSR offsets (n_local + 1) and neighbors, in increasing index order,
-//   built in two passes (count, scan, fill) with no fixed maximum. A pair (i, j) is listed when
+//   Lists: for each owned atom i, CSR offsets (n_local + 1) and neighbors, in stencil-then-index order
+//   (deterministic), built in one pass into fixed-width rows (widened and repeated in the rare build
+//   that needs more) and compacted, with no fixed maximum. A pair (i, j) is listed when
 //   |x_i - x_j|^2 < (cutoff + skin)^2 (strict: pairs at exactly cutoff + skin are left out).
 //     full: every j != i, owned or ghost.
-//     half: j > i among owned atoms, plus every ghost j (Newton's third law on: the caller
-//           reverse-communicates the forces accumulated on ghosts).
+//     half: each pair of owned atoms once (found from the forward half of the stencil, or from i's own
+//           bin when j > i), plus every ghost j: a pair with a ghost is listed from both sides (by this
+//           rank and the one that owns the ghost), so no force needs to go back to the ghost's owner
+//           (the caller may instead reverse-communicate ghost forces and count such pairs once).
 //   Rebuild: positions at the last build are kept; needs_rebuild(x) is true when an owned atom moved
 //   strictly more than skin / 2 since (a device max-reduction).
 // All per-step work runs on the device; the host only reads back a few scalars.
@@ -61,8 +65,10 @@ class NeighborList {
   int builds_ = 0;
   Int3 nbin_ = {{0, 0, 0}};
   Kokkos::View<int*, MemSpace> offsets_;
-  Kokkos::View<int*, MemSpace> neighbors_;
-  ParticleVec x_build_;  // owned positions at the last build
+  Kokkos::View<int*, MemSpace> neighbors_;  // may hold more entries than total_pairs_
+  Kokkos::View<int*, MemSpace> rows_;       // fixed-width rows of the single-pass fill
+  int capacity_ = 32;                       // row width of the next build
+  ParticleVec x_build_;                     // owned positions at the last build
 };
 
 }  // namespace stratus
