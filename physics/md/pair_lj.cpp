@@ -85,8 +85,44 @@ LJCoeffs LJCoeffs::from_spec(const LJSpec& s) {
   return c;
 }
 
+namespace {
+
+// The neighbor loop of one owned atom i, shared by the full- and half-list kernels: calls
+// add_partner(j, fx, fy, fz) for each Newton partner (half list, owned j) and returns i's force.
+template <class AddPartner>
+KOKKOS_INLINE_FUNCTION void pair_row(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type,
+                                     const Kokkos::View<const int*, MemSpace>& off,
+                                     const Kokkos::View<const int*, MemSpace>& nbr, bool half, int n_local, int i,
+                                     double fi[3], double& esum, double& wsum, const AddPartner& add_partner) {
+  const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const int ti = type(i);
+  double fx = 0.0, fy = 0.0, fz = 0.0;
+  for (int p = off(i); p < off(i + 1); ++p) {
+    const int j = nbr(p);
+    const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    const int tj = type(j);
+    if (rsq < c.cutsq(ti * c.stride + tj)) {
+      const double fp = c.fpair(ti, tj, rsq);
+      fx += dx * fp;
+      fy += dy * fp;
+      fz += dz * fp;
+      const bool newton = half && j < n_local;
+      const double weight = newton ? 1.0 : 0.5;
+      if (newton) add_partner(j, -dx * fp, -dy * fp, -dz * fp);
+      esum += weight * c.energy(ti, tj, rsq);
+      wsum += weight * rsq * fp;
+    }
+  }
+  fi[0] = fx;
+  fi[1] = fy;
+  fi[2] = fz;
+}
+
+}  // namespace
+
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f) {
+                        const ParticleVec& f, PairScratch* scratch) {
   const int n_local = list.n_local();
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) >= n_local + list.n_ghost(), "pair compute: the force array holds "
                                                                                  << f.extent(0) << " atoms, the list "
@@ -98,48 +134,50 @@ PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleI
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   double e = 0.0, w = 0.0;
   // Full list: each atom owns its force (no atomics, the GPU choice); every pair is seen from both sides,
-  // so energy and virial count half. Half list: Newton's third law among owned atoms, each such pair once
-  // with the partner's share added atomically; a ghost partner's pair is also listed, from the other side,
-  // by the rank (or image) that owns it, so the ghost gets no force and the pair counts half: no reverse
-  // communication is needed.
+  // so energy and virial count half. Half list: Newton's third law among owned atoms, each such pair once,
+  // forces accumulated through a ScatterView (per-thread copies on CPUs, atomics on GPUs); a ghost
+  // partner's pair is also listed, from the other side, by the rank (or image) that owns it, so the ghost
+  // gets no force and the pair counts half: no reverse communication is needed.
+  if (!half) {
+    Kokkos::parallel_reduce(
+        "lj::compute_full", Policy(0, n_local),
+        KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
+          double fi[3];
+          pair_row(c, x, type, off, nbr, false, n_local, i, fi, esum, wsum, [](int, double, double, double) {});
+          f(i, 0) = fi[0];
+          f(i, 1) = fi[1];
+          f(i, 2) = fi[2];
+        },
+        e, w);
+    return PairResult{e, w};
+  }
+  PairScratch local;
+  PairScratch& s = scratch ? *scratch : local;
+  if (s.target != f.data() || s.rows != f.extent(0)) {
+    s.forces = Kokkos::Experimental::create_scatter_view(f);
+    s.target = f.data();
+    s.rows = f.extent(0);
+  } else {
+    s.forces.reset_except(f);
+  }
+  const auto sv = s.forces;
   Kokkos::parallel_reduce(
-      half ? "lj::compute_half" : "lj::compute_full", Policy(0, n_local),
+      "lj::compute_half", Policy(0, n_local),
       KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
-        const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        const int ti = type(i);
-        double fx = 0.0, fy = 0.0, fz = 0.0;
-        for (int p = off(i); p < off(i + 1); ++p) {
-          const int j = nbr(p);
-          const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-          const double rsq = dx * dx + dy * dy + dz * dz;
-          const int tj = type(j);
-          if (rsq < c.cutsq(ti * c.stride + tj)) {
-            const double fp = c.fpair(ti, tj, rsq);
-            fx += dx * fp;
-            fy += dy * fp;
-            fz += dz * fp;
-            const bool newton = half && j < n_local;
-            const double weight = newton ? 1.0 : 0.5;
-            if (newton) {
-              Kokkos::atomic_add(&f(j, 0), -dx * fp);
-              Kokkos::atomic_add(&f(j, 1), -dy * fp);
-              Kokkos::atomic_add(&f(j, 2), -dz * fp);
-            }
-            esum += weight * c.energy(ti, tj, rsq);
-            wsum += weight * rsq * fp;
-          }
-        }
-        if (half) {  // other threads may be adding to this atom's force
-          Kokkos::atomic_add(&f(i, 0), fx);
-          Kokkos::atomic_add(&f(i, 1), fy);
-          Kokkos::atomic_add(&f(i, 2), fz);
-        } else {
-          f(i, 0) = fx;
-          f(i, 1) = fy;
-          f(i, 2) = fz;
-        }
+        auto acc = sv.access();
+        double fi[3];
+        pair_row(c, x, type, off, nbr, true, n_local, i, fi, esum, wsum, [&](int j, double gx, double gy, double gz) {
+          acc(j, 0) += gx;
+          acc(j, 1) += gy;
+          acc(j, 2) += gz;
+        });
+        acc(i, 0) += fi[0];
+        acc(i, 1) += fi[1];
+        acc(i, 2) += fi[2];
       },
       e, w);
+  ParticleVec dest = f;
+  Kokkos::Experimental::contribute(dest, s.forces);
   return PairResult{e, w};
 }
 

@@ -10,6 +10,7 @@
 // force added atomically); a pair with a ghost is listed from both sides (the neighbor list's half
 // convention), so the ghost gets no force and the pair counts half: no reverse communication needed.
 #pragma once
+#include <Kokkos_ScatterView.hpp>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,19 @@ struct PairResult {
   double virial = 0.0;  // sum over pairs of r_ij . f_ij (energy units)
 };
 
+/// Scratch of the half-list compute kept between calls: the force accumulator of Kokkos' ScatterView
+/// (per-thread copies on CPU threads, atomics on GPUs).
+struct PairScratch {
+  using Scatter = decltype(Kokkos::Experimental::create_scatter_view(ParticleVec()));
+  Scatter forces;
+  const double* target = nullptr;  // the force array the accumulator was made for, and its rows
+  std::size_t rows = 0;
+};
+
 /// Forces on the owned atoms 0 .. n_local - 1 of f (all of f is zeroed first), and this rank's share of the
-/// energy and virial. The list must have been built on x with the same n_local.
+/// energy and virial. The list must have been built on x with the same n_local. Pass scratch to reuse
+/// the half-list accumulator across calls (one is made per call otherwise).
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f);
+                        const ParticleVec& f, PairScratch* scratch = nullptr);
 
 }  // namespace stratus::md
