@@ -2,8 +2,9 @@
 #include "register.hpp"
 
 #include "climate/advection_diffusion.hpp"
-#include "climate/shallow_water.hpp"
 #include "climate/euler.hpp"
+#include "climate/shallow_water.hpp"
+#include "md/md_simulation.hpp"
 
 namespace stratus {
 
@@ -18,10 +19,15 @@ void register_physics(PhysicsRegistry& reg) {
                        [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
                          return std::make_unique<climate::ShallowWater>(d, c);
                        }});
-  reg.add(PhysicsEntry{"euler", "compressible non-hydrostatic Euler, 2D x-z or 3D (dynamical-core test cases)",
-                       [](OptionRegistry& o) { climate::declare_euler_options(o); },
+  reg.add(PhysicsEntry{
+      "euler", "compressible non-hydrostatic Euler, 2D x-z or 3D (dynamical-core test cases)",
+      [](OptionRegistry& o) { climate::declare_euler_options(o); },
+      [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> { return std::make_unique<climate::Euler>(d, c); }});
+  reg.add(PhysicsEntry{"md",
+                       "molecular dynamics: Lennard-Jones atoms, NVE / Langevin / Nose-Hoover (LAMMPS conventions)",
+                       [](OptionRegistry& o) { md::declare_md_options(o); },
                        [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
-                         return std::make_unique<climate::Euler>(d, c);
+                         return std::make_unique<md::MDSimulation>(d, c);
                        }});
 }
 

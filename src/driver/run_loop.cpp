@@ -155,6 +155,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   timers.stop("evolve");
   if (sim.step() % rp.history_every != 0) check_finite(record(last_dt));
   if (last_snapshot != sim.step()) snapshot();
+  sim.finish();
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGUSR1, SIG_DFL);
@@ -166,8 +167,8 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   os << "finished " << steps << " steps to t = " << fmt(sim.time()) << " " << sim.time_unit() << " in "
      << fmt(MPI_Wtime() - wall0, 4) << " s wall on " << size << " rank(s)\n";
   if (steps > 0 && evolve > 0.0)
-    os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " cell-updates/s (" << fmt(evolve, 4)
-       << " s stepping, output and diagnostics included)\n";
+    os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " " << sim.work_unit() << "/s ("
+       << fmt(evolve, 4) << " s stepping, output and diagnostics included)\n";
   if (writer && writer->seconds() > 0.0)
     os << "output: " << fmt(writer->bytes_written() / 1e6, 4) << " MB of fields in " << fmt(writer->seconds(), 3)
        << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir << "\n";

@@ -56,6 +56,8 @@ class Simulation {
   virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
   /// Cells (or atoms) advanced per step on all ranks, for the throughput line of the run summary.
   virtual double work_per_step() const = 0;
+  /// Name of the unit of work_per_step(), e.g. "cell-updates" or "atom-steps".
+  virtual std::string work_unit() const { return "cell-updates"; }
   /// Bytes of device memory a step must read and write per unit of work, counting each kernel's own
   /// loads and stores once (perfect caching within a kernel), for the bandwidth fraction of `stratus
   /// bench`; 0 when not known.
@@ -66,6 +68,8 @@ class Simulation {
   /// Collective. A reason to stop the run although every diagnostic is finite (e.g. a CFL number past the
   /// scheme's limit), or empty to go on.
   virtual std::string divergence(const Diagnostics&) { return {}; }
+  /// Collective. Called once after the last step and the final output (e.g. to write a data file).
+  virtual void finish() {}
   /// Units of length and time, for output attributes.
   virtual std::string length_unit() const { return "m"; }
   virtual std::string time_unit() const { return "s"; }

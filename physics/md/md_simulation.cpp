@@ -1,0 +1,553 @@
+// The MD engine: deck keys, set-up, the time step and thermo.
+#include "md/md_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace stratus::md {
+
+namespace {
+
+std::string fmtg(double v, int prec = 10) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*g", prec, v);
+  return b;
+}
+
+// A per-type list from the deck: one value for every type, or one per type.
+std::vector<double> per_type(const std::vector<double>& given, int ntypes, const char* key) {
+  if (given.size() == 1) return std::vector<double>(static_cast<std::size_t>(ntypes), given[0]);
+  STRATUS_INPUT_REQUIRE(static_cast<int>(given.size()) == ntypes, "key '" << key << "' has " << given.size()
+                                                                          << " values; give one, or one per atom type ("
+                                                                          << ntypes << ")");
+  return given;
+}
+
+bool list_is_half(ListKind k) {
+  if (k == ListKind::half) return true;
+  if (k == ListKind::full) return false;
+#ifdef KOKKOS_ENABLE_CUDA
+  // GPUs: a full list computes each pair twice but needs no atomics.
+  return !std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  return true;
+#endif
+}
+
+}  // namespace
+
+void declare_md_options(OptionRegistry& reg) {
+  reg.add_string("md.units", "lj", "", "unit system (LAMMPS conventions)").one_of({"lj", "real", "metal"});
+  reg.add_real("md.timestep", 0.005, "time", "time step (tau in lj, fs in real, ps in metal)").greater_than(0.0);
+  reg.add_string("md.data_file", "", "", "LAMMPS data file (atom style atomic) to start from; empty: a lattice");
+  reg.add_string("md.lattice", "fcc", "", "lattice of the initial configuration").one_of({"fcc", "bcc", "sc"});
+  reg.add_real("md.density", 0.8442, "1/sigma^3", "lj units: reduced number density of the lattice").greater_than(0.0);
+  reg.add_real("md.lattice_constant", 0.0, "length",
+               "lattice constant (required in real and metal units; in lj units overrides md.density when > 0)")
+      .at_least(0.0);
+  reg.add_ints("md.cells", {10, 10, 10}, "cells", "unit cells of the lattice in x y z").size(3).at_least(1);
+  reg.add_int("md.ntypes", 1, "", "atom types of a lattice system").at_least(1).at_most(64);
+  reg.add_reals("md.type_fractions", {1.0}, "1", "lattice: fraction of the atoms of each type (one per type)")
+      .at_least(0.0);
+  reg.add_int("md.type_seed", 4321, "", "seed of the random assignment of lattice atoms to types").at_least(1);
+  reg.add_reals("md.mass", {1.0}, "mass", "lattice: mass of each type (one value: every type)").greater_than(0.0);
+  reg.add_string("md.boundary", "p p p", "", "x y z boundaries: p (periodic) or f (fixed, atoms must stay inside)");
+  reg.add_real("md.temperature", 0.0, "temperature",
+               "initial Maxwell-Boltzmann temperature; 0: the data file's velocities (or zero)")
+      .at_least(0.0);
+  reg.add_int("md.velocity_seed", 87287, "", "seed of the initial velocities").at_least(1);
+  reg.add_real("md.cutoff", 2.5, "length", "global Lennard-Jones cutoff").greater_than(0.0);
+  reg.add_real("md.skin", 0.3, "length", "neighbor-list skin").at_least(0.0);
+  reg.add_bool("md.shift", false, "", "shift the pair energy to zero at the cutoff");
+  reg.add_reals("md.epsilon", {1.0}, "energy", "Lennard-Jones epsilon per type (one value: every type)").at_least(0.0);
+  reg.add_reals("md.sigma", {1.0}, "length", "Lennard-Jones sigma per type (one value: every type)").greater_than(0.0);
+  reg.add_string("md.mixing", "geometric", "", "mixing rule of unlike pairs").one_of({"geometric", "arithmetic"});
+  reg.add_string("md.pair_coeff", "", "",
+                 "explicit unlike pairs 'i j epsilon sigma [cutoff]', several separated by commas");
+  reg.add_string("md.neighbor", "auto", "", "neighbor list: half (Newton, CPUs), full (GPUs), auto")
+      .one_of({"auto", "half", "full"});
+  reg.add_string("md.ensemble", "nve", "", "nve, langevin (BAOAB) or nhc (Nose-Hoover chain)")
+      .one_of({"nve", "langevin", "nhc"});
+  reg.add_real("md.t_target", 1.0, "temperature", "thermostat (and rescale) target temperature").greater_than(0.0);
+  reg.add_real("md.t_damp", 1.0, "time", "Langevin relaxation time 1/gamma, or Nose-Hoover period").greater_than(0.0);
+  reg.add_int("md.nhc_chain", 3, "", "Nose-Hoover chain length").at_least(1).at_most(10);
+  reg.add_int("md.thermostat_seed", 48279, "", "seed of the Langevin noise").at_least(1);
+  reg.add_int("md.rescale_every", 0, "steps", "rescale velocities to md.t_target every N steps (0: never)").at_least(0);
+  reg.add_real("md.rescale_window", 0.0, "temperature", "rescale only when |T - t_target| exceeds this").at_least(0.0);
+  reg.add_int("md.zero_momentum_every", 0, "steps", "remove the centre-of-mass velocity every N steps (0: never)")
+      .at_least(0);
+  reg.add_string("md.write_data", "", "", "LAMMPS data file to write at the end of the run (empty: none)");
+}
+
+MDParams MDParams::from_deck(const Deck& deck) {
+  MDParams p;
+  p.units = deck.get_string("md.units");
+  p.dt = deck.get_real("md.timestep");
+  p.data_file = deck.get_string("md.data_file");
+  p.lattice = deck.get_string("md.lattice");
+  p.density = deck.get_real("md.density");
+  p.lattice_constant = deck.get_real("md.lattice_constant");
+  const auto cells = deck.get_ints("md.cells");
+  for (int d = 0; d < 3; ++d) p.cells[d] = static_cast<int>(cells[static_cast<std::size_t>(d)]);
+  p.ntypes = static_cast<int>(deck.get_int("md.ntypes"));
+  p.type_fractions = deck.get_reals("md.type_fractions");
+  p.type_seed = static_cast<unsigned long long>(deck.get_int("md.type_seed"));
+  p.mass = deck.get_reals("md.mass");
+  {
+    std::istringstream is(deck.get_string("md.boundary"));
+    std::string tok;
+    int d = 0;
+    while (is >> tok) {
+      STRATUS_INPUT_REQUIRE(d < 3 && (tok == "p" || tok == "f"),
+                            "key 'md.boundary' = '" << deck.get_string("md.boundary")
+                                                    << "': give three of p (periodic) or f (fixed), e.g. 'p p f'");
+      p.periodic[static_cast<std::size_t>(d++)] = tok == "p";
+    }
+    STRATUS_INPUT_REQUIRE(d == 3, "key 'md.boundary' = '" << deck.get_string("md.boundary")
+                                                          << "': give three of p (periodic) or f (fixed)");
+  }
+  p.temperature = deck.get_real("md.temperature");
+  p.velocity_seed = static_cast<unsigned long long>(deck.get_int("md.velocity_seed"));
+  p.cutoff = deck.get_real("md.cutoff");
+  p.skin = deck.get_real("md.skin");
+  p.shift = deck.get_bool("md.shift");
+  p.epsilon = deck.get_reals("md.epsilon");
+  p.sigma = deck.get_reals("md.sigma");
+  p.mixing = deck.get_string("md.mixing") == "arithmetic" ? Mixing::arithmetic : Mixing::geometric;
+  {
+    std::string text = deck.get_string("md.pair_coeff");
+    std::replace(text.begin(), text.end(), ';', ',');
+    std::istringstream groups(text);
+    std::string g;
+    while (std::getline(groups, g, ',')) {
+      std::istringstream is(g);
+      std::vector<double> v;
+      double d = 0.0;
+      while (is >> d) v.push_back(d);
+      std::string rest;
+      is.clear();
+      is >> rest;
+      if (v.empty() && rest.empty()) continue;
+      STRATUS_INPUT_REQUIRE(
+          rest.empty() && (v.size() == 4 || v.size() == 5) && v[0] == std::floor(v[0]) && v[1] == std::floor(v[1]),
+          "key 'md.pair_coeff': '" << g << "' is not 'i j epsilon sigma [cutoff]'");
+      if (v.size() == 4) v.push_back(-1.0);
+      p.pair_coeffs.insert(p.pair_coeffs.end(), v.begin(), v.end());
+    }
+  }
+  const std::string nb = deck.get_string("md.neighbor");
+  p.list = nb == "half" ? ListKind::half : nb == "full" ? ListKind::full : ListKind::automatic;
+  const std::string ens = deck.get_string("md.ensemble");
+  p.ensemble = ens == "langevin" ? Ensemble::langevin : ens == "nhc" ? Ensemble::nhc : Ensemble::nve;
+  p.t_target = deck.get_real("md.t_target");
+  p.t_damp = deck.get_real("md.t_damp");
+  p.nhc_chain = static_cast<int>(deck.get_int("md.nhc_chain"));
+  p.thermostat_seed = static_cast<unsigned long long>(deck.get_int("md.thermostat_seed"));
+  p.rescale_every = static_cast<long>(deck.get_int("md.rescale_every"));
+  p.rescale_window = deck.get_real("md.rescale_window");
+  p.zero_momentum_every = static_cast<long>(deck.get_int("md.zero_momentum_every"));
+  p.write_data = deck.get_string("md.write_data");
+  // Cross-key checks that need no file.
+  Units::named(p.units);
+  if (p.data_file.empty()) {
+    STRATUS_INPUT_REQUIRE(p.units == "lj" || p.lattice_constant > 0.0,
+                          "key 'md.lattice_constant' must be set (> 0) in " << p.units << " units");
+    per_type(p.mass, p.ntypes, "md.mass");
+    per_type(p.type_fractions, p.ntypes, "md.type_fractions");
+    double sum = 0.0;
+    for (double f : p.type_fractions) sum += f;
+    STRATUS_INPUT_REQUIRE(sum > 0.0, "key 'md.type_fractions' must not be all zero");
+  }
+  return p;
+}
+
+MDSimulation::MDSimulation(const Deck& deck, MPI_Comm comm) : MDSimulation(MDParams::from_deck(deck), comm) {
+  const auto dec = deck.get_ints("parallel.decomp");
+  for (int d = 0; d < 3; ++d) decomp_[d] = static_cast<int>(dec[static_cast<std::size_t>(d)]);
+}
+
+MDSimulation::MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp)
+    : p_(params), comm_in_(comm), decomp_(decomp), units_(Units::named(params.units)), spec_(1, params.cutoff) {}
+
+MDSimulation::~MDSimulation() = default;
+
+std::string MDSimulation::describe() const {
+  std::ostringstream os;
+  if (!p_.data_file.empty()) {
+    os << "md: atoms from LAMMPS data file '" << p_.data_file << "'";
+  } else {
+    const int basis = p_.lattice == "fcc" ? 4 : p_.lattice == "bcc" ? 2 : 1;
+    os << "md: " << static_cast<long long>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2] << " atoms on a "
+       << p_.lattice << " lattice " << p_.cells[0] << " x " << p_.cells[1] << " x " << p_.cells[2] << " cells ("
+       << (p_.lattice_constant > 0.0 ? "a = " + fmtg(p_.lattice_constant) : "density " + fmtg(p_.density)) << ")";
+    if (p_.ntypes > 1) os << ", " << p_.ntypes << " types";
+  }
+  os << ", " << units_.name << " units, dt " << fmtg(p_.dt) << " " << units_.time << "\n";
+  os << "md: lj/cut rc " << fmtg(p_.cutoff) << (p_.shift ? " shifted" : "") << ", skin " << fmtg(p_.skin) << ", "
+     << (list_is_half(p_.list) ? "half" : "full") << " neighbor list; ensemble "
+     << (p_.ensemble == Ensemble::nve        ? std::string("nve")
+         : p_.ensemble == Ensemble::langevin ? "langevin T " + fmtg(p_.t_target) + " damp " + fmtg(p_.t_damp)
+                                             : "nhc T " + fmtg(p_.t_target) + " period " + fmtg(p_.t_damp));
+  if (p_.temperature > 0.0) os << "; initial T " << fmtg(p_.temperature) << " seed " << p_.velocity_seed;
+  return os.str();
+}
+
+double MDSimulation::memory_bytes() const {
+  int size = 1;
+  MPI_Comm_size(comm_in_, &size);
+  const int basis = p_.lattice == "fcc" ? 4 : p_.lattice == "bcc" ? 2 : 1;
+  const double n =
+      natoms_ > 0 ? static_cast<double>(natoms_) : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
+  // x, v, f, image, type, id, q and the list's build copy, with ghosts; ~80 neighbours of 4 bytes.
+  return n / size * (1.5 * 8.0 * 3 * 5 + 4.0 * 80.0);
+}
+
+void MDSimulation::build_system(AtomData& all) const {
+  const double kb_eff = units_.boltz / units_.mvv2e;  // kB T / (m v^2) in mass velocity^2 units
+  if (!p_.data_file.empty()) {
+    all = read_lammps_data(p_.data_file);
+    for (int t = 1; t <= all.ntypes; ++t)
+      STRATUS_INPUT_REQUIRE(all.mass[static_cast<std::size_t>(t)] > 0.0,
+                            "data file '" << p_.data_file << "': atom type " << t << " has no positive mass (Masses)");
+  } else {
+    const bool reduced = !(p_.lattice_constant > 0.0);
+    const auto masses = per_type(p_.mass, p_.ntypes, "md.mass");
+    all = make_lattice(p_.lattice, reduced ? p_.density : p_.lattice_constant, reduced, p_.cells, 1, masses[0]);
+    all.ntypes = p_.ntypes;
+    all.mass.assign(static_cast<std::size_t>(p_.ntypes + 1), 0.0);
+    for (int t = 1; t <= p_.ntypes; ++t)
+      all.mass[static_cast<std::size_t>(t)] = masses[static_cast<std::size_t>(t - 1)];
+    if (p_.ntypes > 1) {
+      auto frac = per_type(p_.type_fractions, p_.ntypes, "md.type_fractions");
+      const double sum = std::accumulate(frac.begin(), frac.end(), 0.0);
+      for (std::size_t i = 0; i < all.natoms(); ++i) {
+        const double u =
+            static_cast<double>(rng_mix(rng_mix(p_.type_seed) ^ static_cast<unsigned long long>(all.id[i])) >> 11) *
+            0x1.0p-53 * sum;
+        double c = 0.0;
+        int t = p_.ntypes;
+        for (int k = 0; k < p_.ntypes; ++k) {
+          c += frac[static_cast<std::size_t>(k)];
+          if (u < c) {
+            t = k + 1;
+            break;
+          }
+        }
+        all.type[i] = t;
+      }
+    }
+  }
+  STRATUS_INPUT_REQUIRE(all.natoms() > 1, "md: the system has " << all.natoms() << " atoms; at least 2 are needed");
+  if (p_.temperature > 0.0 || !all.has_velocities)
+    create_velocities(all, p_.temperature, p_.velocity_seed, true, kb_eff);
+  // Periodic directions: wrap atoms into the box (as LAMMPS does on reading); fixed ones: must be inside.
+  const std::string src = p_.data_file.empty() ? std::string("the lattice") : "data file '" + p_.data_file + "'";
+  for (std::size_t i = 0; i < all.natoms(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      double& x = all.x[i][static_cast<std::size_t>(d)];
+      const double lo = all.lo[static_cast<std::size_t>(d)], hi = all.hi[static_cast<std::size_t>(d)], len = hi - lo;
+      if (p_.periodic[static_cast<std::size_t>(d)]) {
+        const double shift = std::floor((x - lo) / len);
+        STRATUS_INPUT_REQUIRE(std::abs(shift) < 1e6, src << ": atom " << all.id[i] << " lies far outside the box");
+        if (shift != 0.0) {
+          x -= shift * len;
+          all.image[i][static_cast<std::size_t>(d)] += static_cast<int>(shift);
+        }
+        if (x >= hi) x = lo;
+        if (x < lo) x = lo;
+      } else {
+        STRATUS_INPUT_REQUIRE(x >= lo && x < hi, src << ": atom " << all.id[i] << " at "
+                                                     << "xyz"[d] << " = " << x << " lies outside the fixed box [" << lo
+                                                     << ", " << hi << ")");
+      }
+    }
+}
+
+void MDSimulation::initialize() {
+  AtomData all;
+  build_system(all);
+  lo_ = all.lo;
+  hi_ = all.hi;
+  natoms_ = static_cast<long long>(all.natoms());
+  mass_host_ = all.mass;
+
+  // Potential.
+  spec_ = LJSpec(all.ntypes, p_.cutoff);
+  const auto eps = per_type(p_.epsilon, all.ntypes, "md.epsilon");
+  const auto sig = per_type(p_.sigma, all.ntypes, "md.sigma");
+  for (int t = 1; t <= all.ntypes; ++t)
+    spec_.set_type(t, eps[static_cast<std::size_t>(t - 1)], sig[static_cast<std::size_t>(t - 1)]);
+  for (std::size_t g = 0; g + 4 < p_.pair_coeffs.size(); g += 5) {
+    const int i = static_cast<int>(p_.pair_coeffs[g]), j = static_cast<int>(p_.pair_coeffs[g + 1]);
+    STRATUS_INPUT_REQUIRE(i >= 1 && i <= all.ntypes && j >= 1 && j <= all.ntypes,
+                          "key 'md.pair_coeff': pair " << i << " " << j << " is outside the types 1.." << all.ntypes);
+    spec_.set_pair(i, j, p_.pair_coeffs[g + 2], p_.pair_coeffs[g + 3], p_.pair_coeffs[g + 4]);
+  }
+  spec_.mix(p_.mixing);
+  spec_.shift = p_.shift;
+  coeffs_ = LJCoeffs::from_spec(spec_);
+  const double rc = spec_.max_cutoff();
+
+  pc_ = std::make_unique<ParticleComm>(comm_in_, Real3{{lo_[0], lo_[1], lo_[2]}}, Real3{{hi_[0], hi_[1], hi_[2]}},
+                                       p_.periodic, decomp_, rc + p_.skin);
+
+  // Each rank keeps the atoms in its sub-domain.
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < all.natoms(); ++i)
+    if (pc_->owns(all.x[i][0], all.x[i][1], all.x[i][2])) mine.push_back(i);
+  const int n = static_cast<int>(mine.size());
+  atoms_.reserve(std::max(n, 1));
+  atoms_.n_local = n;
+  atoms_.n_ghost = 0;
+  {
+    auto hx = Kokkos::create_mirror_view(atoms_.x);
+    auto hv = Kokkos::create_mirror_view(atoms_.v);
+    auto ht = Kokkos::create_mirror_view(atoms_.type);
+    auto hid = Kokkos::create_mirror_view(atoms_.id);
+    auto him = Kokkos::create_mirror_view(atoms_.image);
+    for (int k = 0; k < n; ++k) {
+      const std::size_t i = mine[static_cast<std::size_t>(k)];
+      for (int d = 0; d < 3; ++d) {
+        hx(k, d) = all.x[i][static_cast<std::size_t>(d)];
+        hv(k, d) = all.v[i][static_cast<std::size_t>(d)];
+        him(k, d) = all.image[i][static_cast<std::size_t>(d)];
+      }
+      ht(k) = all.type[i];
+      hid(k) = all.id[i];
+    }
+    Kokkos::deep_copy(atoms_.x, hx);
+    Kokkos::deep_copy(atoms_.v, hv);
+    Kokkos::deep_copy(atoms_.type, ht);
+    Kokkos::deep_copy(atoms_.id, hid);
+    Kokkos::deep_copy(atoms_.image, him);
+    Kokkos::deep_copy(atoms_.q, 0.0);
+  }
+  long long total = 0, local = n;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
+  STRATUS_REQUIRE(total == natoms_,
+                  "md set-up: " << total << " atoms assigned to ranks, " << natoms_ << " in the system");
+
+  mass_ = TypeMass("md::mass", mass_host_.size());
+  {
+    auto hm = Kokkos::create_mirror_view(mass_);
+    for (std::size_t t = 0; t < mass_host_.size(); ++t) hm(t) = mass_host_[t];
+    Kokkos::deep_copy(mass_, hm);
+  }
+
+  list_ = std::make_unique<NeighborList>(NeighborParams{rc, p_.skin, list_is_half(p_.list)});
+  rebuild();
+  compute_forces();
+  if (p_.ensemble == Ensemble::nhc)
+    nhc_ = std::make_unique<NoseHooverChain>(p_.nhc_chain, p_.t_target, p_.t_damp, 3.0 * natoms_ - 3.0, units_);
+  time_ = 0.0;
+  step_ = 0;
+}
+
+void MDSimulation::rebuild() {
+  pc_->borders(atoms_);
+  list_->build(atoms_.x, atoms_.n_local, atoms_.n_ghost, pc_->ghost_lo(), pc_->ghost_hi());
+  ++reneighbors_;
+}
+
+void MDSimulation::compute_forces() {
+  const PairResult r = compute_pair(coeffs_, atoms_.x, atoms_.type, *list_, atoms_.f, &scratch_);
+  pe_local_ = r.energy;
+  virial_local_ = r.virial;
+}
+
+void MDSimulation::refresh() {
+  pc_->exchange(atoms_);
+  rebuild();
+  compute_forces();
+}
+
+void MDSimulation::advance(double dt) {
+  const long next = step_ + 1;
+  if (p_.ensemble == Ensemble::langevin) {
+    LangevinParams lp{p_.t_target, p_.t_damp, p_.thermostat_seed, true};
+    langevin_initial(atoms_, mass_, dt, units_, lp, next, pc_->comm());
+  } else {
+    if (nhc_) nhc_->half_step(atoms_, mass_, dt, pc_->comm());
+    verlet_initial(atoms_, mass_, dt, units_.ftm2v);
+  }
+  // Never miss a pair: every rank checks every step and all rebuild together.
+  int local = list_->needs_rebuild(atoms_.x) ? 1 : 0, any = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, pc_->comm()));
+  if (any) {
+    pc_->exchange(atoms_);
+    rebuild();
+  } else {
+    pc_->forward(atoms_);
+  }
+  compute_forces();
+  verlet_final(atoms_, mass_, dt, units_.ftm2v);
+  if (nhc_) nhc_->half_step(atoms_, mass_, dt, pc_->comm());
+  step_ = next;
+  time_ += dt;
+  if (p_.rescale_every > 0 && step_ % p_.rescale_every == 0) {
+    const double t = sum_mv2(atoms_, mass_, pc_->comm()) * units_.mvv2e / ((3.0 * natoms_ - 3.0) * units_.boltz);
+    if (t > 0.0 && std::abs(t - p_.t_target) > p_.rescale_window) scale_velocities(atoms_, std::sqrt(p_.t_target / t));
+  }
+  if (p_.zero_momentum_every > 0 && step_ % p_.zero_momentum_every == 0) zero_momentum(atoms_, mass_, pc_->comm());
+}
+
+Thermo MDSimulation::thermo() {
+  const double mv2 = sum_mv2(atoms_, mass_, pc_->comm()) * units_.mvv2e;
+  double loc[2] = {pe_local_, virial_local_}, g[2] = {0.0, 0.0};
+  STRATUS_MPI_CHECK(MPI_Allreduce(loc, g, 2, MPI_DOUBLE, MPI_SUM, pc_->comm()));
+  const double vol = volume();
+  const double dof = 3.0 * static_cast<double>(natoms_) - 3.0;
+  const double norm = units_.per_atom_thermo ? 1.0 / static_cast<double>(natoms_) : 1.0;
+  Thermo t;
+  t.natoms = natoms_;
+  t.temp = mv2 / (dof * units_.boltz);
+  t.ke = 0.5 * mv2 * norm;
+  t.pe = g[0] * norm;
+  t.etotal = t.pe + t.ke;
+  t.press = (mv2 + g[1]) / (3.0 * vol) * units_.nktv2p;
+  t.econserve = t.etotal + (nhc_ ? nhc_->energy() * norm : 0.0);
+  return t;
+}
+
+Diagnostics MDSimulation::diagnostics(double) {
+  const Thermo t = thermo();
+  Diagnostics d;
+  d.add("temp", t.temp);
+  d.add("pe", t.pe);
+  d.add("ke", t.ke);
+  d.add("etotal", t.etotal);
+  d.add("press", t.press);
+  if (nhc_) d.add("econserve", t.econserve);
+  if (!thermo_header_) {
+    log::info("thermo (" + std::string(units_.per_atom_thermo ? "energies per atom" : "total energies") + " in " +
+              units_.energy + ", pressure in " + units_.pressure + "):\n" +
+              "        Step            Temp          E_pair          KinEng          TotEng           Press" +
+              (nhc_ ? "        Econserve" : ""));
+    thermo_header_ = true;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "%12ld %15.8g %15.8g %15.8g %15.8g %15.8g", step_, t.temp, t.pe, t.ke, t.etotal,
+                t.press);
+  std::string s = line;
+  if (nhc_) s += " " + fmtg(t.econserve, 10);
+  log::info(s);
+  return d;
+}
+
+std::string MDSimulation::locate_nonfinite() {
+  const auto x = atoms_.x, v = atoms_.v, f = atoms_.f;
+  const auto id = atoms_.id;
+  long long first = std::numeric_limits<long long>::max();
+  Kokkos::parallel_reduce(
+      "md::locate_nonfinite", Kokkos::RangePolicy<ExecSpace>(0, atoms_.n_local),
+      KOKKOS_LAMBDA(int i, long long& m) {
+        bool bad = false;
+        for (int d = 0; d < 3; ++d)  // x - x is NaN exactly for NaN and inf
+          bad = bad || !(x(i, d) - x(i, d) == 0.0) || !(v(i, d) - v(i, d) == 0.0) || !(f(i, d) - f(i, d) == 0.0);
+        if (bad && id(i) < m) m = id(i);
+      },
+      Kokkos::Min<long long>(first));
+  long long g = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&first, &g, 1, MPI_LONG_LONG, MPI_MIN, pc_->comm()));
+  if (g == std::numeric_limits<long long>::max()) return {};
+  const AtomData all = gather();
+  std::string s;
+  for (std::size_t i = 0; i < all.natoms(); ++i)
+    if (all.id[i] == g)
+      s = "atom " + std::to_string(g) + " at (" + fmtg(all.x[i][0]) + ", " + fmtg(all.x[i][1]) + ", " +
+          fmtg(all.x[i][2]) + ")";
+  int len = static_cast<int>(s.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, pc_->comm());
+  s.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(s.data(), len, MPI_CHAR, 0, pc_->comm());
+  return s;
+}
+
+AtomData MDSimulation::gather() const {
+  const int n = atoms_.n_local;
+  auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);
+  auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.v);
+  auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.type);
+  auto hid = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.id);
+  auto him = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.image);
+  // One record of 11 doubles per atom: id, type, x, v, image (all exact in a double).
+  std::vector<double> send(static_cast<std::size_t>(n) * 11);
+  for (int i = 0; i < n; ++i) {
+    double* r = &send[static_cast<std::size_t>(i) * 11];
+    r[0] = static_cast<double>(hid(i));
+    r[1] = ht(i);
+    for (int d = 0; d < 3; ++d) {
+      r[2 + d] = hx(i, d);
+      r[5 + d] = hv(i, d);
+      r[8 + d] = him(i, d);
+    }
+  }
+  const MPI_Comm c = pc_->comm();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(c, &rank);
+  MPI_Comm_size(c, &size);
+  int count = n * 11;
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  STRATUS_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, c));
+  std::vector<double> recv;
+  if (rank == 0) {
+    std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
+    recv.resize(static_cast<std::size_t>(displs.back() + counts.back()));
+  }
+  STRATUS_MPI_CHECK(
+      MPI_Gatherv(send.data(), count, MPI_DOUBLE, recv.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, c));
+  AtomData all;
+  all.lo = lo_;
+  all.hi = hi_;
+  all.ntypes = spec_.ntypes;
+  all.mass = mass_host_;
+  all.has_velocities = true;
+  if (rank != 0) return all;
+  const std::size_t total = recv.size() / 11;
+  std::vector<std::size_t> order(total);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return recv[a * 11] < recv[b * 11]; });
+  for (std::size_t k : order) {
+    const double* r = &recv[k * 11];
+    all.add_atom(static_cast<long long>(r[0]), static_cast<int>(r[1]), {r[2], r[3], r[4]});
+    all.v.back() = {r[5], r[6], r[7]};
+    all.image.back() = {static_cast<int>(r[8]), static_cast<int>(r[9]), static_cast<int>(r[10])};
+  }
+  return all;
+}
+
+void MDSimulation::reverse_velocities() { scale_velocities(atoms_, -1.0); }
+
+void MDSimulation::finish() {
+  long long pairs = list_->total_pairs(), all_pairs = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
+  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(step_) + " steps; " +
+            std::to_string(all_pairs) + " listed pairs (" + fmtg(static_cast<double>(all_pairs) / natoms_, 4) +
+            " per atom, " + (list_->params().half ? "half" : "full") + " list)");
+  if (p_.write_data.empty()) return;
+  const AtomData all = gather();
+  std::string err;
+  int rank = 0;
+  MPI_Comm_rank(pc_->comm(), &rank);
+  if (rank == 0) {
+    try {
+      write_lammps_data(p_.write_data, all);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  }
+  int failed = err.empty() ? 0 : 1;
+  MPI_Bcast(&failed, 1, MPI_INT, 0, pc_->comm());
+  if (failed) throw Error(rank == 0 ? err : "writing the data file '" + p_.write_data + "' failed on rank 0");
+  log::info("wrote LAMMPS data file " + p_.write_data + " (" + std::to_string(natoms_) + " atoms)");
+}
+
+}  // namespace stratus::md

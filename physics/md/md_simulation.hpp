@@ -1,0 +1,142 @@
+// Molecular dynamics as a Simulation (physics "md"): Lennard-Jones atoms from a lattice or a LAMMPS data
+// file, spatially decomposed over the ranks (ParticleComm: migration, ghosts, periodic images), Verlet
+// neighbor lists rebuilt when an atom has moved more than half the skin (checked every step), and
+// velocity-Verlet NVE, Langevin (BAOAB) or Nose-Hoover chain NVT, with optional velocity rescaling and
+// removal of the centre-of-mass motion. Thermo follows LAMMPS: T with 3N - 3 degrees of freedom, energies
+// per atom in lj units (totals in real and metal units), P = (sum m v^2 + sum r.f) / (3 V).
+// All per-step state lives on the device; the host reads scalars (thermo) and copies atoms for set-up and
+// data files only.
+#pragma once
+#include <memory>
+#include <optional>
+
+#include "comm/particle_comm.hpp"
+#include "domain/particles.hpp"
+#include "driver/simulation.hpp"
+#include "md/integrate.hpp"
+#include "md/md_setup.hpp"
+#include "md/pair_lj.hpp"
+#include "neighbor/neighbor_list.hpp"
+
+namespace stratus::md {
+
+enum class Ensemble { nve, langevin, nhc };
+enum class ListKind { automatic, half, full };
+
+struct MDParams {
+  std::string units = "lj";
+  double dt = 0.005;  // time units
+  // system: a LAMMPS data file, or a lattice
+  std::string data_file;
+  std::string lattice = "fcc";
+  double density = 0.8442;        // lj: reduced density
+  double lattice_constant = 0.0;  // real / metal: Angstrom (used when > 0, also in lj units)
+  Int3 cells = {{10, 10, 10}};
+  int ntypes = 1;
+  std::vector<double> type_fractions;  // lattice: fraction of atoms of each type
+  unsigned long long type_seed = 4321;
+  std::vector<double> mass;  // per type (lattice)
+  std::array<bool, 3> periodic = {true, true, true};
+  // velocities
+  double temperature = 0.0;  // > 0: Maxwell-Boltzmann at this T; 0: from the data file (or zero)
+  unsigned long long velocity_seed = 87287;
+  // potential
+  double cutoff = 2.5;
+  double skin = 0.3;
+  bool shift = false;
+  std::vector<double> epsilon, sigma;  // per type (one value: all types)
+  std::vector<double> pair_coeffs;     // groups of 5: i j epsilon sigma cutoff (cutoff <= 0: global)
+  Mixing mixing = Mixing::geometric;
+  ListKind list = ListKind::automatic;
+  // ensemble
+  Ensemble ensemble = Ensemble::nve;
+  double t_target = 1.0;
+  double t_damp = 1.0;  // Langevin 1/gamma or Nose-Hoover period (time units)
+  int nhc_chain = 3;
+  unsigned long long thermostat_seed = 48279;
+  long rescale_every = 0;  // velocity rescale to t_target every N steps (0: off)
+  double rescale_window = 0.0;
+  long zero_momentum_every = 0;
+  std::string write_data;  // LAMMPS data file written at the end of the run
+
+  static MDParams from_deck(const Deck& deck);
+};
+
+void declare_md_options(OptionRegistry& reg);
+
+/// Thermodynamic state (global, identical on every rank), in the units and normalisation of the thermo
+/// output (per atom in lj units).
+struct Thermo {
+  long long natoms = 0;
+  double temp = 0.0, pe = 0.0, ke = 0.0, etotal = 0.0, press = 0.0;
+  double econserve = 0.0;  // etotal plus the thermostat's energy (Nose-Hoover); equals etotal otherwise
+};
+
+class MDSimulation : public Simulation {
+ public:
+  MDSimulation(const Deck& deck, MPI_Comm comm);
+  MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp = {{0, 0, 0}});
+  ~MDSimulation() override;
+
+  std::string describe() const override;
+  double memory_bytes() const override;
+  void initialize() override;
+  double stable_dt() const override { return p_.dt; }
+  void advance(double dt) override;
+  double time() const override { return time_; }
+  long step() const override { return step_; }
+  Diagnostics diagnostics(double dt) override;
+  double work_per_step() const override { return static_cast<double>(natoms_); }
+  std::string work_unit() const override { return "atom-steps"; }
+  std::string locate_nonfinite() override;
+  void finish() override;
+  std::string length_unit() const override { return units_.length; }
+  std::string time_unit() const override { return units_.time; }
+
+  /// Collective. Current thermo (forces and energies are those of the current positions).
+  Thermo thermo();
+  /// Collective. Every atom (sorted by id) on rank 0 with positions wrapped and image flags; empty
+  /// elsewhere.
+  AtomData gather() const;
+  /// Negates every velocity (time reversal).
+  void reverse_velocities();
+  /// Collective. Recomputes ghosts, the neighbor list and the forces for the current positions (after a
+  /// caller changed them).
+  void refresh();
+  const Particles& particles() const { return atoms_; }
+  Particles& particles() { return atoms_; }
+  const ParticleComm& comm() const { return *pc_; }
+  const NeighborList& neighbor_list() const { return *list_; }
+  const Units& units() const { return units_; }
+  long long natoms() const { return natoms_; }
+  double volume() const { return (hi_[0] - lo_[0]) * (hi_[1] - lo_[1]) * (hi_[2] - lo_[2]); }
+  int reneighbors() const { return reneighbors_; }
+
+ private:
+  void build_system(AtomData& all) const;
+  void rebuild();
+  void compute_forces();
+
+  MDParams p_;
+  MPI_Comm comm_in_;
+  Int3 decomp_;
+  Units units_;
+  LJSpec spec_;
+  LJCoeffs coeffs_;
+  PairScratch scratch_;
+  std::unique_ptr<ParticleComm> pc_;
+  std::unique_ptr<NeighborList> list_;
+  std::unique_ptr<NoseHooverChain> nhc_;
+  Particles atoms_;
+  TypeMass mass_;
+  std::vector<double> mass_host_;
+  std::array<double, 3> lo_{}, hi_{};
+  long long natoms_ = 0;
+  double pe_local_ = 0.0, virial_local_ = 0.0;
+  double time_ = 0.0;
+  long step_ = 0;
+  int reneighbors_ = 0;
+  bool thermo_header_ = false;
+};
+
+}  // namespace stratus::md
