@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Benchmark of the molecular-dynamics engine against LAMMPS on the same problem, LAMMPS' own LJ melt
+# benchmark (bench/in.lj: 32,000 atoms, fcc 0.8442, lj/cut 2.5, NVE, 100 steps): atom-steps per second
+# of Stratus (inputs/md/lj_melt.ini, the "throughput:" line of its run summary) and of LAMMPS
+# (scripts/bench/in.lj, atoms x steps / "Loop time"), on 1 and 2 ranks with one thread each, plus the
+# figures per core and the ratio Stratus/LAMMPS. LAMMPS is optional (Debian: apt-get install lammps);
+# without `lmp` on PATH only Stratus is measured. Builds first if needed.
+# Usage: scripts/bench-md.sh [--steps N] [--ranks "1 2"] [--lammps-only]
+#   --steps N      steps for both codes (default 100)
+#   --ranks LIST   rank counts to measure (default "1 2")
+#   --lammps-only  measure LAMMPS only (no build, no Stratus run)
+#   env: LMP (default lmp), LMP_MPIRUN (default mpirun.openmpi, the MPI that Debian's lmp uses)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+steps=100
+ranks="1 2"
+do_stratus=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --steps) steps="$2"; shift 2 ;;
+    --ranks) ranks="$2"; shift 2 ;;
+    --lammps-only) do_stratus=0; shift ;;
+    *) echo "error: unknown option '$1' (usage: scripts/bench-md.sh [--steps N] [--ranks \"1 2\"] [--lammps-only])" >&2
+       exit 2 ;;
+  esac
+done
+case "$steps" in ''|*[!0-9]*|0) echo "error: --steps wants a positive integer, got '$steps'" >&2; exit 2 ;; esac
+
+deck=inputs/md/lj_melt.ini
+lmp="${LMP:-lmp}"
+mpirun_lmp="${LMP_MPIRUN:-mpirun.openmpi}"
+have_lmp=0
+command -v "$lmp" >/dev/null 2>&1 && have_lmp=1
+if [ "$do_stratus" = 0 ] && [ "$have_lmp" = 0 ]; then
+  echo "error: --lammps-only, but LAMMPS ('$lmp') is not installed (apt-get install lammps adds it)" >&2
+  exit 1
+fi
+
+cd "$root"
+if [ "$do_stratus" = 1 ]; then
+  [ -f "$deck" ] || { echo "error: deck $deck not found" >&2; exit 1; }
+  Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
+  export Kokkos_ROOT
+  cmake --preset cpu >/dev/null
+  cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
+# Debian's lmp is linked against OpenMPI, which refuses to run as root without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+failed=0
+declare -A s_rate l_rate
+for r in $ranks; do
+  if [ "$do_stratus" = 1 ]; then
+    echo "== Stratus LJ melt, $r rank(s) x 1 thread, $steps steps" >&2
+    out="$tmp/stratus-$r.txt"
+    # run.max_steps fixes the step count; t_end is lifted so that it never stops the run first.
+    status=0
+    mpiexec.mpich -n "$r" build/cpu/stratus run "$deck" --set "run.output_dir=$tmp/out-$r" \
+      --set "run.max_steps=$steps" --set run.t_end=1e9 >"$out" 2>&1 || status=$?
+    rate=$(awk '/throughput:/ { for (i = 1; i < NF; i++) if ($i == "throughput:" && $(i + 2) ~ /^atom-steps\/s/) v = $(i + 1) }
+                END { if (v != "") print v }' "$out")
+    if [ "$status" != 0 ] || [ -z "$rate" ]; then
+      if [ "$status" != 0 ]; then
+        echo "error: stratus exited with status $status on $r rank(s); last lines of its output:" >&2
+      else
+        echo "error: no 'throughput: <number> atom-steps/s' line in the output of stratus on $r rank(s); last lines:" >&2
+      fi
+      tail -n 15 "$out" | sed 's/^/  | /' >&2
+      failed=1
+    else
+      s_rate[$r]=$rate
+    fi
+  fi
+  if [ "$have_lmp" = 1 ]; then
+    echo "== LAMMPS in.lj, $r rank(s) x 1 thread, $steps steps" >&2
+    scr="$tmp/lammps-$r.txt"
+    status=0
+    "$mpirun_lmp" --oversubscribe --bind-to none -np "$r" "$lmp" -in scripts/bench/in.lj -var steps "$steps" \
+      -log none -screen "$scr" >"$tmp/lammps-$r.err" 2>&1 || status=$?
+    # "Loop time of T on P procs for S steps with N atoms"
+    rate=$(awk '/^Loop time of/ { if ($4 > 0) printf "%.6g", $12 * $9 / $4 }' "$scr" 2>/dev/null || true)
+    if [ "$status" != 0 ] || [ -z "$rate" ]; then
+      echo "error: LAMMPS failed on $r rank(s) (status $status); last lines:" >&2
+      cat "$tmp/lammps-$r.err" "$scr" 2>/dev/null | tail -n 15 | sed 's/^/  | /' >&2
+      failed=1
+    else
+      l_rate[$r]=$rate
+    fi
+  fi
+done
+
+echo
+echo "LJ melt, 32,000 atoms, $steps steps, atom-steps/s (1 thread per rank, so per core = per rank)"
+printf '%-6s %14s %14s %14s %14s %10s\n' ranks Stratus "Stratus/core" LAMMPS "LAMMPS/core" "S/L"
+for r in $ranks; do
+  s="${s_rate[$r]:-}"; l="${l_rate[$r]:-}"
+  awk -v r="$r" -v s="$s" -v l="$l" 'function f(x) { return x == "" ? "-" : sprintf("%.4g", x) }
+    BEGIN { printf "%-6s %14s %14s %14s %14s %10s\n", r, f(s), (s == "" ? "-" : f(s / r)), f(l),
+            (l == "" ? "-" : f(l / r)), (s == "" || l == "" ? "-" : sprintf("%.3f", s / l)) }'
+done
+if [ "$have_lmp" = 0 ]; then
+  echo "LAMMPS is not installed ('$lmp' not on PATH): apt-get install lammps adds it."
+fi
+[ "$do_stratus" = 1 ] || echo "(Stratus not measured: --lammps-only)"
+exit "$failed"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Validation (not a unit test; minutes): energy conservation of the MD engine's velocity Verlet over a
+# long NVE run: the LJ melt (32,000 atoms, fcc 0.8442, T* 1.44) with the potential shifted to zero at the
+# cutoff, 10,000 steps of 0.005 tau. Prints the largest |E(t) - E(0)| / |E(0)| (required <= 1e-5), the
+# drift per 1000 steps from a straight-line fit, the neighbor-list builds, and draws T and E over the run
+# (docs/img/md_nve.png with --plot). Builds first if needed (scripts/run.sh does the set-up).
+#
+# Usage: scripts/validate-md.sh [-n RANKS] [--steps N] [--plot]      (default: 2 ranks, 10000 steps)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ranks=2
+steps=10000
+plot=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) ranks="$2"; shift 2 ;;
+    --steps) steps="$2"; shift 2 ;;
+    --plot) plot=1; shift ;;
+    *) echo "validate-md: unknown argument '$1' (usage: validate-md.sh [-n RANKS] [--steps N] [--plot])" >&2; exit 2 ;;
+  esac
+done
+Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
+export Kokkos_ROOT
+cd "$root"
+cmake --preset cpu >/dev/null
+cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
+threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1
+out=output/validate-md
+mkdir -p "$out"
+t0=$(date +%s)
+OMP_NUM_THREADS=$threads OMP_PROC_BIND=false mpiexec.mpich -n "$ranks" build/cpu/stratus run inputs/md/lj_melt.ini \
+  --set md.shift=true --set run.max_steps="$steps" --set run.history_every=20 --set run.output_dir="$out" \
+  --set run.name=nve >"$out/nve.log" 2>&1 || { tail -20 "$out/nve.log" >&2; exit 1; }
+t1=$(date +%s)
+grep '^throughput' "$out/nve.log" || true
+/usr/bin/python3 - "$out/nve_history.csv" "$plot" "$root/docs/img/md_nve.png" "$((t1 - t0))" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+step = [float(r["step"]) for r in rows]
+e = [float(r["etotal"]) for r in rows]
+t = [float(r["temp"]) for r in rows]
+pe = [float(r["pe"]) for r in rows]
+e0 = e[0]
+dev = max(abs(x - e0) for x in e) / abs(e0)
+n = len(step); ms = sum(step) / n; me = sum(e) / n
+slope = sum((s - ms) * (x - me) for s, x in zip(step, e)) / sum((s - ms) ** 2 for s in step)
+print(f"NVE LJ melt, 32000 atoms, shifted lj/cut 2.5, dt 0.005, {int(step[-1])} steps in {sys.argv[4]} s")
+print(f"E/N: start {e0:.10f}, end {e[-1]:.10f}; T: {t[0]:.4f} -> {t[-1]:.4f}")
+print(f"max |E(t) - E(0)| / |E(0)| = {dev:.3e}  (required <= 1e-5: {'PASS' if dev <= 1e-5 else 'FAIL'})")
+print(f"fitted drift: {slope * 1000 / abs(e0):.3e} relative per 1000 steps")
+if sys.argv[2] == "1":
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    time = [s * 0.005 for s in step]
+    fig, ax = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    ax[0].plot(time, t, color="tab:red")
+    ax[0].set_ylabel("T* (3N-3 dof)")
+    ax[0].set_title("LJ melt, 32,000 atoms, NVE (shifted lj/cut 2.5, dt 0.005)")
+    ax[1].plot(time, [x - e0 for x in e], label="E/N - E(0)/N")
+    ax[1].plot(time, [x - pe[0] for x in pe], label="PE/N - PE(0)/N", alpha=0.6)
+    ax[1].set_yscale("symlog", linthresh=1e-6)
+    ax[1].set_xlabel("time (tau)")
+    ax[1].set_ylabel("energy per atom (epsilon)")
+    ax[1].legend(loc="center right")
+    fig.tight_layout()
+    fig.savefig(sys.argv[3], dpi=110)
+    print("wrote", sys.argv[3])
+sys.exit(0 if dev <= 1e-5 else 1)
+PY
