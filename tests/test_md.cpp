@@ -113,10 +113,14 @@ TEST_CASE("100 NVE steps reproduce LAMMPS' thermo to 1e-10", "[md][lammps]") {
       {"argon_metal", "units = metal\ntimestep = 0.002\ncutoff = 8.5\nskin = 2.0\nepsilon = 0.010323\nsigma = 3.405\n"},
   };
   for (const auto& c : cases) {
-    for (const char* list : {"half", "full"}) {
+    // Half lists with ghost pairs once and their forces summed back (newton on), or computed on both sides
+    // (newton off), and full lists.
+    for (const char* list : {"half", "half-newton-off", "full"}) {
       SECTION(std::string(c.name) + " " + list + " list") {
-        const MDParams p =
-            params_from(std::string(c.deck) + "data_file = " + kData + c.name + ".data\nneighbor = " + list + "\n");
+        const std::string kind = std::string(list) == "full" ? "full" : "half";
+        const std::string newton = std::string(list) == "half-newton-off" ? "false" : "true";
+        const MDParams p = params_from(std::string(c.deck) + "data_file = " + kData + c.name +
+                                       ".data\nneighbor = " + kind + "\nnewton = " + newton + "\n");
         MDSimulation sim(p, MPI_COMM_WORLD);
         sim.initialize();
         const auto ref = read_reference(kData + c.name + ".thermo.csv");

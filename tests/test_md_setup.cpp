@@ -203,6 +203,23 @@ TEST_CASE("Maxwell-Boltzmann velocities", "[md]") {
       for (int c = 0; c < 3; ++c) REQUIRE(same_bits(shuffled.v[i][c], ref.v[j][c]));
     }
   }
+  SECTION("uniform components (LAMMPS' default distribution): bounded, exact temperature") {
+    auto uni = a;
+    stratus::md::create_velocities(uni, T, 12345, true, 1.0, true);
+    CHECK(std::abs(stratus::md::temperature(uni, true) - T) < 1e-12 * T);
+    // A uniform component has |v| <= sqrt(3) sigma before the rescale to T (which changes it by a few %);
+    // a normal one exceeds 2.2 sigma in about 3 % of the draws.
+    int beyond = 0, beyond_normal = 0;
+    for (std::size_t i = 0; i < a.natoms(); ++i) {
+      const double sigma = std::sqrt(T / a.mass[a.type[i]]);
+      for (int c = 0; c < 3; ++c) {
+        if (std::abs(uni.v[i][c]) > 2.2 * sigma) ++beyond;
+        if (std::abs(ref.v[i][c]) > 2.2 * sigma) ++beyond_normal;
+      }
+    }
+    CHECK(beyond == 0);
+    CHECK(beyond_normal > 5);
+  }
   SECTION("different seeds differ") {
     auto other = a;
     stratus::md::create_velocities(other, T, 12346, true);

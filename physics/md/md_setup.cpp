@@ -134,7 +134,7 @@ AtomData make_lattice(const std::string& style, double density_or_a, bool reduce
 // Velocities and temperature
 
 void create_velocities(AtomData& atoms, double temperature_target, unsigned long long seed, bool zero_momentum,
-                       double kB) {
+                       double kB, bool uniform) {
   STRATUS_INPUT_REQUIRE(temperature_target >= 0.0 && std::isfinite(temperature_target),
                         "velocity temperature must be >= 0, got " << temperature_target);
   STRATUS_REQUIRE(kB > 0.0, "Boltzmann constant must be positive, got " << kB);
@@ -158,8 +158,13 @@ void create_velocities(AtomData& atoms, double temperature_target, unsigned long
     const double r0 = std::sqrt(-2.0 * std::log(1.0 - u[0]));  // 1 - u in (0, 1]
     const double r1 = std::sqrt(-2.0 * std::log(1.0 - u[2]));
     const double sigma = std::sqrt(kB * temperature_target / m);  // velocity
-    atoms.v[i] = {sigma * r0 * std::cos(2.0 * kPi * u[1]), sigma * r0 * std::sin(2.0 * kPi * u[1]),
-                  sigma * r1 * std::cos(2.0 * kPi * u[3])};
+    if (uniform) {  // uniform in [-0.5, 0.5) per component, scaled to the variance of the normal
+      const double a = sigma * std::sqrt(12.0);
+      atoms.v[i] = {a * (u[0] - 0.5), a * (u[1] - 0.5), a * (u[2] - 0.5)};
+    } else {
+      atoms.v[i] = {sigma * r0 * std::cos(2.0 * kPi * u[1]), sigma * r0 * std::sin(2.0 * kPi * u[1]),
+                    sigma * r1 * std::cos(2.0 * kPi * u[3])};
+    }
   }
   if (temperature_target == 0.0) {
     for (auto& vi : atoms.v) vi = {0.0, 0.0, 0.0};

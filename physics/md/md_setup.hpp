@@ -50,13 +50,14 @@ AtomViews copy_to_device(const AtomData& atoms);
 AtomData make_lattice(const std::string& style, double density_or_a, bool reduced_density, Int3 cells, int type,
                       double mass);
 
-/// Maxwell-Boltzmann velocities: each component drawn from N(0, kB T / m) by a counter-based generator
+/// Maxwell-Boltzmann velocities: each component drawn from N(0, kB T / m) (or, with uniform, from the
+/// uniform distribution of that variance: LAMMPS' velocity create default) by a counter-based generator
 /// keyed on (seed, atom id), so the draw of an atom does not depend on the order or the rank count.
 /// Then (if zero_momentum) the centre-of-mass velocity is removed and all velocities are scaled so that
 /// temperature(atoms, zero_momentum, kB) == T. Sums run in id order, so the result is bitwise
 /// independent of the order of the atoms. T = 0 gives zero velocities.
 void create_velocities(AtomData& atoms, double temperature, unsigned long long seed, bool zero_momentum,
-                       double kB = 1.0);
+                       double kB = 1.0, bool uniform = false);
 
 /// 0.5 * sum m v^2 (energy units).
 double kinetic_energy(const AtomData& atoms);

@@ -64,6 +64,10 @@ void declare_md_options(OptionRegistry& reg) {
                "initial Maxwell-Boltzmann temperature; 0: the data file's velocities (or zero)")
       .at_least(0.0);
   reg.add_int("md.velocity_seed", 87287, "", "seed of the initial velocities").at_least(1);
+  reg.add_string("md.velocity_dist", "uniform", "",
+                 "distribution of the initial velocity components (uniform: LAMMPS' default), scaled to the "
+                 "exact temperature")
+      .one_of({"uniform", "gaussian"});
   reg.add_real("md.cutoff", 2.5, "length", "global Lennard-Jones cutoff").greater_than(0.0);
   reg.add_real("md.skin", 0.3, "length", "neighbor-list skin").at_least(0.0);
   reg.add_bool("md.shift", false, "", "shift the pair energy to zero at the cutoff");
@@ -74,6 +78,9 @@ void declare_md_options(OptionRegistry& reg) {
                  "explicit unlike pairs 'i j epsilon sigma [cutoff]', several separated by commas");
   reg.add_string("md.neighbor", "auto", "", "neighbor list: half (Newton, CPUs), full (GPUs), auto")
       .one_of({"auto", "half", "full"});
+  reg.add_bool("md.newton", true, "",
+               "half lists: compute a pair with a ghost once and sum the ghost's force back to its owner "
+               "(false: compute it on both sides, no reverse communication)");
   reg.add_string("md.ensemble", "nve", "", "nve, langevin (BAOAB) or nhc (Nose-Hoover chain)")
       .one_of({"nve", "langevin", "nhc"});
   reg.add_real("md.t_target", 1.0, "temperature", "thermostat (and rescale) target temperature").greater_than(0.0);
@@ -116,6 +123,7 @@ MDParams MDParams::from_deck(const Deck& deck) {
   }
   p.temperature = deck.get_real("md.temperature");
   p.velocity_seed = static_cast<unsigned long long>(deck.get_int("md.velocity_seed"));
+  p.velocity_uniform = deck.get_string("md.velocity_dist") == "uniform";
   p.cutoff = deck.get_real("md.cutoff");
   p.skin = deck.get_real("md.skin");
   p.shift = deck.get_bool("md.shift");
@@ -145,6 +153,7 @@ MDParams MDParams::from_deck(const Deck& deck) {
   }
   const std::string nb = deck.get_string("md.neighbor");
   p.list = nb == "half" ? ListKind::half : nb == "full" ? ListKind::full : ListKind::automatic;
+  p.newton = deck.get_bool("md.newton");
   const std::string ens = deck.get_string("md.ensemble");
   p.ensemble = ens == "langevin" ? Ensemble::langevin : ens == "nhc" ? Ensemble::nhc : Ensemble::nve;
   p.t_target = deck.get_real("md.t_target");
@@ -247,7 +256,7 @@ void MDSimulation::build_system(AtomData& all) const {
   }
   STRATUS_INPUT_REQUIRE(all.natoms() > 1, "md: the system has " << all.natoms() << " atoms; at least 2 are needed");
   if (p_.temperature > 0.0 || !all.has_velocities)
-    create_velocities(all, p_.temperature, p_.velocity_seed, true, kb_eff);
+    create_velocities(all, p_.temperature, p_.velocity_seed, true, kb_eff, p_.velocity_uniform);
   // Periodic directions: wrap atoms into the box (as LAMMPS does on reading); fixed ones: must be inside.
   const std::string src = p_.data_file.empty() ? std::string("the lattice") : "data file '" + p_.data_file + "'";
   for (std::size_t i = 0; i < all.natoms(); ++i)
@@ -342,9 +351,10 @@ void MDSimulation::initialize() {
     Kokkos::deep_copy(mass_, hm);
   }
 
-  list_ = std::make_unique<NeighborList>(NeighborParams{rc, p_.skin, list_is_half(p_.list)});
+  const bool half = list_is_half(p_.list);
+  list_ = std::make_unique<NeighborList>(NeighborParams{rc, p_.skin, half, half && p_.newton});
   rebuild();
-  compute_forces();
+  compute_forces(true);
   if (p_.ensemble == Ensemble::nhc)
     nhc_ = std::make_unique<NoseHooverChain>(p_.nhc_chain, p_.t_target, p_.t_damp, 3.0 * natoms_ - 3.0, units_);
   time_ = 0.0;
@@ -357,16 +367,22 @@ void MDSimulation::rebuild() {
   ++reneighbors_;
 }
 
-void MDSimulation::compute_forces() {
-  const PairResult r = compute_pair(coeffs_, atoms_.x, atoms_.type, *list_, atoms_.f, &scratch_);
-  pe_local_ = r.energy;
-  virial_local_ = r.virial;
+void MDSimulation::compute_forces(bool energy) {
+  const PairResult r = compute_pair(coeffs_, atoms_.x, atoms_.type, *list_, atoms_.f, &scratch_, energy);
+  if (list_->params().newton_ghost) pc_->reverse(atoms_, atoms_.f);
+  if (energy) {
+    pe_local_ = r.energy;
+    virial_local_ = r.virial;
+    ev_step_ = step_;
+  } else {
+    ev_step_ = -1;
+  }
 }
 
 void MDSimulation::refresh() {
   pc_->exchange(atoms_);
   rebuild();
-  compute_forces();
+  compute_forces(true);
 }
 
 void MDSimulation::advance(double dt) {
@@ -387,10 +403,10 @@ void MDSimulation::advance(double dt) {
   } else {
     pc_->forward(atoms_);
   }
-  compute_forces();
+  step_ = next;  // the forces below belong to the new step
+  compute_forces(report_next_);
   verlet_final(atoms_, mass_, dt, units_.ftm2v);
   if (nhc_) nhc_->half_step(atoms_, mass_, dt, pc_->comm());
-  step_ = next;
   time_ += dt;
   if (p_.rescale_every > 0 && step_ % p_.rescale_every == 0) {
     const double t = sum_mv2(atoms_, mass_, pc_->comm()) * units_.mvv2e / ((3.0 * natoms_ - 3.0) * units_.boltz);
@@ -400,6 +416,7 @@ void MDSimulation::advance(double dt) {
 }
 
 Thermo MDSimulation::thermo() {
+  if (ev_step_ != step_) compute_forces(true);  // a step that skipped the energy: same forces, plus energies
   const double mv2 = sum_mv2(atoms_, mass_, pc_->comm()) * units_.mvv2e;
   double loc[2] = {pe_local_, virial_local_}, g[2] = {0.0, 0.0};
   STRATUS_MPI_CHECK(MPI_Allreduce(loc, g, 2, MPI_DOUBLE, MPI_SUM, pc_->comm()));

@@ -40,6 +40,7 @@ struct MDParams {
   // velocities
   double temperature = 0.0;  // > 0: Maxwell-Boltzmann at this T; 0: from the data file (or zero)
   unsigned long long velocity_seed = 87287;
+  bool velocity_uniform = true;  // uniform components (LAMMPS' default) or gaussian
   // potential
   double cutoff = 2.5;
   double skin = 0.3;
@@ -48,6 +49,7 @@ struct MDParams {
   std::vector<double> pair_coeffs;     // groups of 5: i j epsilon sigma cutoff (cutoff <= 0: global)
   Mixing mixing = Mixing::geometric;
   ListKind list = ListKind::automatic;
+  bool newton = true;  // half lists: pairs with ghosts once, ghost forces summed back (LAMMPS newton on)
   // ensemble
   Ensemble ensemble = Ensemble::nve;
   double t_target = 1.0;
@@ -83,6 +85,7 @@ class MDSimulation : public Simulation {
   void initialize() override;
   double stable_dt() const override { return p_.dt; }
   void advance(double dt) override;
+  void will_report(bool next) override { report_next_ = next; }
   double time() const override { return time_; }
   long step() const override { return step_; }
   Diagnostics diagnostics(double dt) override;
@@ -115,7 +118,7 @@ class MDSimulation : public Simulation {
  private:
   void build_system(AtomData& all) const;
   void rebuild();
-  void compute_forces();
+  void compute_forces(bool energy);
 
   MDParams p_;
   MPI_Comm comm_in_;
@@ -133,6 +136,8 @@ class MDSimulation : public Simulation {
   std::array<double, 3> lo_{}, hi_{};
   long long natoms_ = 0;
   double pe_local_ = 0.0, virial_local_ = 0.0;
+  long ev_step_ = -1;        // step whose energy and virial pe_local_ and virial_local_ hold
+  bool report_next_ = true;  // compute the energy and virial in the next step's force pass
   double time_ = 0.0;
   long step_ = 0;
   int reneighbors_ = 0;

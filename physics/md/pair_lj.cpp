@@ -87,69 +87,102 @@ LJCoeffs LJCoeffs::from_spec(const LJSpec& s) {
 
 namespace {
 
-// The neighbor loop of one owned atom i, shared by the full- and half-list kernels: calls
-// add_partner(j, fx, fy, fz) for each Newton partner (half list, owned j) and returns i's force.
-template <class AddPartner>
-KOKKOS_INLINE_FUNCTION void pair_row(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type,
-                                     const Kokkos::View<const int*, MemSpace>& off,
-                                     const Kokkos::View<const int*, MemSpace>& nbr, bool half, int n_local, int i,
-                                     double fi[3], double& esum, double& wsum, const AddPartner& add_partner) {
-  const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-  const int ti = type(i);
-  double fx = 0.0, fy = 0.0, fz = 0.0;
-  for (int p = off(i); p < off(i + 1); ++p) {
-    const int j = nbr(p);
-    const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-    const double rsq = dx * dx + dy * dy + dz * dz;
-    const int tj = type(j);
-    if (rsq < c.cutsq(ti * c.stride + tj)) {
-      const double fp = c.fpair(ti, tj, rsq);
-      fx += dx * fp;
-      fy += dy * fp;
-      fz += dz * fp;
-      const bool newton = half && j < n_local;
-      const double weight = newton ? 1.0 : 0.5;
-      if (newton) add_partner(j, -dx * fp, -dy * fp, -dz * fp);
-      esum += weight * c.energy(ti, tj, rsq);
-      wsum += weight * rsq * fp;
+// The neighbor loop of one owned atom i. HALF: Newton's third law for partners below newton_limit (owned
+// atoms, or every atom when ghost forces are summed back), the partner's share through the ScatterView;
+// other pairs count half. EV: also the energy and virial (only on steps that report them).
+template <bool HALF, bool EV>
+struct PairKernel {
+  using Scatter = PairScratch::Scatter;
+  LJCoeffs c;
+  ParticleVec x;
+  ParticleInt type;
+  Kokkos::View<const int*, MemSpace> off, nbr;
+  int newton_limit;
+  ParticleVec f;
+  Scatter sv;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int i) const {
+    double e = 0.0, w = 0.0;
+    row(i, e, w);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, double& esum, double& wsum) const { row(i, esum, wsum); }
+
+  KOKKOS_INLINE_FUNCTION void row(int i, double& esum, double& wsum) const {
+    const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    const int ti = type(i);
+    double fx = 0.0, fy = 0.0, fz = 0.0;
+    [[maybe_unused]] auto acc = sv.access();  // unused by full lists
+    for (int p = off(i); p < off(i + 1); ++p) {
+      const int j = nbr(p);
+      const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      const int tj = type(j);
+      if (rsq < c.cutsq(ti * c.stride + tj)) {
+        const double fp = c.fpair(ti, tj, rsq);
+        fx += dx * fp;
+        fy += dy * fp;
+        fz += dz * fp;
+        bool newton = false;
+        if constexpr (HALF) {
+          newton = j < newton_limit;
+          if (newton) {
+            acc(j, 0) -= dx * fp;
+            acc(j, 1) -= dy * fp;
+            acc(j, 2) -= dz * fp;
+          }
+        }
+        if constexpr (EV) {
+          const double weight = newton ? 1.0 : 0.5;
+          esum += weight * c.energy(ti, tj, rsq);
+          wsum += weight * rsq * fp;
+        }
+      }
+    }
+    if constexpr (HALF) {
+      acc(i, 0) += fx;
+      acc(i, 1) += fy;
+      acc(i, 2) += fz;
+    } else {
+      f(i, 0) = fx;
+      f(i, 1) = fy;
+      f(i, 2) = fz;
     }
   }
-  fi[0] = fx;
-  fi[1] = fy;
-  fi[2] = fz;
+};
+
+template <bool HALF>
+PairResult run_pair(const PairKernel<HALF, true>& k, int n, bool energy) {
+  using Policy = Kokkos::RangePolicy<ExecSpace>;
+  PairResult r;
+  if (energy) {
+    Kokkos::parallel_reduce(HALF ? "lj::compute_half_ev" : "lj::compute_full_ev", Policy(0, n), k, r.energy, r.virial);
+  } else {
+    const PairKernel<HALF, false> kf{k.c, k.x, k.type, k.off, k.nbr, k.newton_limit, k.f, k.sv};
+    Kokkos::parallel_for(HALF ? "lj::compute_half" : "lj::compute_full", Policy(0, n), kf);
+  }
+  return r;
 }
 
 }  // namespace
 
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f, PairScratch* scratch) {
+                        const ParticleVec& f, PairScratch* scratch, bool energy) {
   const int n_local = list.n_local();
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) >= n_local + list.n_ghost(), "pair compute: the force array holds "
                                                                                  << f.extent(0) << " atoms, the list "
                                                                                  << n_local << " + " << list.n_ghost());
   Kokkos::deep_copy(f, 0.0);
-  const auto off = list.offsets();
-  const auto nbr = list.neighbors();
   const bool half = list.params().half;
-  using Policy = Kokkos::RangePolicy<ExecSpace>;
-  double e = 0.0, w = 0.0;
+  const int newton_limit = list.params().newton_ghost ? n_local + list.n_ghost() : n_local;
   // Full list: each atom owns its force (no atomics, the GPU choice); every pair is seen from both sides,
   // so energy and virial count half. Half list: Newton's third law among owned atoms, each such pair once,
-  // forces accumulated through a ScatterView (per-thread copies on CPUs, atomics on GPUs); a ghost
-  // partner's pair is also listed, from the other side, by the rank (or image) that owns it, so the ghost
-  // gets no force and the pair counts half: no reverse communication is needed.
+  // forces accumulated through a ScatterView (per-thread copies on CPUs, atomics on GPUs). A pair with a
+  // ghost is either listed from both sides (the ghost gets no force and the pair counts half: no reverse
+  // communication needed) or, with the list's newton_ghost, once, with the ghost's force left in its row
+  // for the caller to sum back to the owner.
   if (!half) {
-    Kokkos::parallel_reduce(
-        "lj::compute_full", Policy(0, n_local),
-        KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
-          double fi[3];
-          pair_row(c, x, type, off, nbr, false, n_local, i, fi, esum, wsum, [](int, double, double, double) {});
-          f(i, 0) = fi[0];
-          f(i, 1) = fi[1];
-          f(i, 2) = fi[2];
-        },
-        e, w);
-    return PairResult{e, w};
+    const PairKernel<false, true> k{c, x, type, list.offsets(), list.neighbors(), n_local, f, {}};
+    return run_pair<false>(k, n_local, energy);
   }
   PairScratch local;
   PairScratch& s = scratch ? *scratch : local;
@@ -160,25 +193,11 @@ PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleI
   } else {
     s.forces.reset_except(f);
   }
-  const auto sv = s.forces;
-  Kokkos::parallel_reduce(
-      "lj::compute_half", Policy(0, n_local),
-      KOKKOS_LAMBDA(int i, double& esum, double& wsum) {
-        auto acc = sv.access();
-        double fi[3];
-        pair_row(c, x, type, off, nbr, true, n_local, i, fi, esum, wsum, [&](int j, double gx, double gy, double gz) {
-          acc(j, 0) += gx;
-          acc(j, 1) += gy;
-          acc(j, 2) += gz;
-        });
-        acc(i, 0) += fi[0];
-        acc(i, 1) += fi[1];
-        acc(i, 2) += fi[2];
-      },
-      e, w);
+  const PairKernel<true, true> k{c, x, type, list.offsets(), list.neighbors(), newton_limit, f, s.forces};
+  const PairResult r = run_pair<true>(k, n_local, energy);
   ParticleVec dest = f;
   Kokkos::Experimental::contribute(dest, s.forces);
-  return PairResult{e, w};
+  return r;
 }
 
 }  // namespace stratus::md

@@ -7,8 +7,9 @@
 // geometric (eps, sigma) or Lorentz-Berthelot (sigma arithmetic) rules unless set explicitly.
 // Full lists: each owned atom sums its own force (no atomics; the GPU choice), energy and virial count
 // half of each pair. Half lists: Newton's third law among owned atoms (each pair once, the partner's
-// force added atomically); a pair with a ghost is listed from both sides (the neighbor list's half
-// convention), so the ghost gets no force and the pair counts half: no reverse communication needed.
+// force through a ScatterView); a pair with a ghost is listed from both sides (the ghost gets no force and
+// the pair counts half: no reverse communication), or once with a newton_ghost list (the ghost's force is
+// summed back to its owner by the caller, as LAMMPS' newton on).
 #pragma once
 #include <Kokkos_ScatterView.hpp>
 #include <string>
@@ -72,9 +73,10 @@ struct PairScratch {
 };
 
 /// Forces on the owned atoms 0 .. n_local - 1 of f (all of f is zeroed first), and this rank's share of the
-/// energy and virial. The list must have been built on x with the same n_local. Pass scratch to reuse
-/// the half-list accumulator across calls (one is made per call otherwise).
+/// energy and virial (when `energy`; zeros otherwise). The list must have been built on x with the same
+/// n_local. With a newton_ghost list, the ghost rows of f hold forces to be summed back to their owners
+/// (ParticleComm::reverse). Pass scratch to reuse the half-list accumulator across calls.
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f, PairScratch* scratch = nullptr);
+                        const ParticleVec& f, PairScratch* scratch = nullptr, bool energy = true);
 
 }  // namespace stratus::md

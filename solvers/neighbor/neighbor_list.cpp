@@ -32,26 +32,56 @@ int count_outside(const ParticleVec& x, int n, Real3 lo, Real3 hi) {
   return bad;
 }
 
-/// Counting sort of atoms 0 .. n-1 into nb[0] * nb[1] * nb[2] bins (x fastest): bin_start (nbins + 1)
-/// and bin_atoms (n), each bin's atoms in increasing index order.
-void sort_into_bins(const ParticleVec& x, int n, Real3 lo, Real3 inv_width, Int3 nb, IntView& bin_start,
-                    IntView& bin_atoms) {
-  const int nbins = nb[0] * nb[1] * nb[2];
+/// The bin grid: nb bins per direction over [lo, hi), stored with kPad empty bins on every side so that
+/// every stencil offset from an occupied bin stays inside the array (no bounds checks in the walk).
+constexpr int kPad = 2;
+struct BinGrid {
+  Real3 lo, inv_width;
+  Int3 nb;      // bins over [lo, hi)
+  Int3 stride;  // padded strides: x 1, y nb_x + 2 kPad, z (nb_x + 2 kPad) (nb_y + 2 kPad)
+  int nbins;    // padded total
+  KOKKOS_INLINE_FUNCTION int bin_of(double x, double y, double z) const {
+    const double c[3] = {x, y, z};
+    int b = 0;
+    for (int d = 0; d < 3; ++d) {
+      int k = static_cast<int>((c[d] - lo[d]) * inv_width[d]);
+      k = k < 0 ? 0 : (k >= nb[d] ? nb[d] - 1 : k);  // rounding just below hi
+      b += (k + kPad) * stride[d];
+    }
+    return b;
+  }
+};
+
+BinGrid make_grid(Real3 lo, Real3 inv_width, Int3 nb) {
+  BinGrid g;
+  g.lo = lo;
+  g.inv_width = inv_width;
+  g.nb = nb;
+  g.stride[0] = 1;
+  g.stride[1] = nb[0] + 2 * kPad;
+  g.stride[2] = g.stride[1] * (nb[1] + 2 * kPad);
+  g.nbins = g.stride[2] * (nb[2] + 2 * kPad);
+  return g;
+}
+
+/// Counting sort of atoms 0 .. n-1 into the bins of g: bin_start (nbins + 1) and bin_atoms (n), each bin's
+/// atoms in increasing index order (owned atoms first), and bin_ghost (nbins): the position of each bin's
+/// first ghost (its end when it has none).
+void sort_into_bins(const ParticleVec& x, int n, int n_local, const BinGrid& g, IntView& bin_start, IntView& bin_atoms,
+                    IntView& bin_ghost) {
+  const int nbins = g.nbins;
   IntView atom_bin(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::atom_bin"), n);
   IntView count("neighbor::bin_count", nbins);
   bin_start = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_start"), nbins + 1);
   bin_atoms = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_atoms"), n);
+  bin_ghost = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_ghost"), nbins);
   auto start = bin_start;
   auto atoms = bin_atoms;
+  auto ghost = bin_ghost;
 
   Kokkos::parallel_for(
       "neighbor::bin_count", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
-        int c[3];
-        for (int d = 0; d < 3; ++d) {
-          const int k = static_cast<int>((x(i, d) - lo[d]) * inv_width[d]);
-          c[d] = k < 0 ? 0 : (k >= nb[d] ? nb[d] - 1 : k);  // rounding just below hi
-        }
-        const int b = (c[2] * nb[1] + c[1]) * nb[0] + c[0];
+        const int b = g.bin_of(x(i, 0), x(i, 1), x(i, 2));
         atom_bin(i) = b;
         Kokkos::atomic_increment(&count(b));
       });
@@ -71,7 +101,7 @@ void sort_into_bins(const ParticleVec& x, int n, Real3 lo, Real3 inv_width, Int3
   Kokkos::parallel_for(
       "neighbor::bin_sort", Kokkos::RangePolicy<ExecSpace>(0, nbins), KOKKOS_LAMBDA(int b) {
         const int s = start(b), e = start(b + 1);
-        for (int p = s + 1; p < e; ++p) {  // insertion sort: bins hold a few tens of atoms
+        for (int p = s + 1; p < e; ++p) {  // insertion sort: bins hold a few atoms
           const int v = atoms(p);
           int q = p - 1;
           while (q >= s && atoms(q) > v) {
@@ -80,29 +110,28 @@ void sort_into_bins(const ParticleVec& x, int n, Real3 lo, Real3 inv_width, Int3
           }
           atoms(q + 1) = v;
         }
+        int gs = e;
+        while (gs > s && atoms(gs - 1) >= n_local) --gs;
+        ghost(b) = gs;
       });
 }
 
-/// Bin coordinates of an atom (same formula as bin_atoms).
-KOKKOS_INLINE_FUNCTION int bin_coord(double xd, double lo, double inv_width, int nb) {
-  const int k = static_cast<int>((xd - lo) * inv_width);
-  return k < 0 ? 0 : (k >= nb ? nb - 1 : k);
-}
-
-/// One entry of the bin stencil: an offset in bins and whether it lies "forward" (lexicographically after
-/// (0, 0, 0) in (z, y, x) order). A half list takes owned partners from the forward half only (and from
-/// i's own bin those above i), so each owned pair is found once; ghosts are taken from every bin.
-struct StencilEntry {
-  int ox, oy, oz, forward;
+/// The stencil of bins of edge >= rc / 2 (offsets within kPad = 2 bins whose boxes can hold a point closer
+/// than rc) as flat offsets in the padded grid: first the forward half (lexicographically after (0, 0, 0)
+/// in (z, y, x) order), then the backward half; i's own bin is walked separately. A half list takes owned
+/// partners from the forward half only (and from i's own bin those above i), so each owned pair is found
+/// once; ghosts come from every bin.
+struct Stencil {
+  Kokkos::View<int*, MemSpace> offsets;
+  int n_forward = 0;
 };
-using Stencil = Kokkos::View<StencilEntry*, MemSpace>;
 
-/// Bins of edge >= rc / 2: offsets within 2 bins whose bins can hold a point closer than rc.
-Stencil make_stencil(double rc, const Real3& width) {
-  std::vector<StencilEntry> host;
-  for (int oz = -2; oz <= 2; ++oz)
-    for (int oy = -2; oy <= 2; ++oy)
-      for (int ox = -2; ox <= 2; ++ox) {
+Stencil make_stencil(double rc, const Real3& width, const BinGrid& g) {
+  std::vector<int> fwd, bwd;
+  for (int oz = -kPad; oz <= kPad; ++oz)
+    for (int oy = -kPad; oy <= kPad; ++oy)
+      for (int ox = -kPad; ox <= kPad; ++ox) {
+        if (ox == 0 && oy == 0 && oz == 0) continue;
         const int o[3] = {ox, oy, oz};
         double d2 = 0.0;
         for (int d = 0; d < 3; ++d) {
@@ -110,56 +139,65 @@ Stencil make_stencil(double rc, const Real3& width) {
           d2 += gap * gap;
         }
         if (d2 >= rc * rc) continue;
-        const int forward = oz > 0 || (oz == 0 && (oy > 0 || (oy == 0 && ox > 0)));
-        host.push_back(StencilEntry{ox, oy, oz, forward});
+        // Offsets beyond a direction with fewer bins than the stencil reach only padding: drop them.
+        bool reachable = true;
+        for (int d = 0; d < 3; ++d) reachable = reachable && std::abs(o[d]) < g.nb[d];
+        if (!reachable) continue;
+        const int flat = ox * g.stride[0] + oy * g.stride[1] + oz * g.stride[2];
+        const bool forward = oz > 0 || (oz == 0 && (oy > 0 || (oy == 0 && ox > 0)));
+        (forward ? fwd : bwd).push_back(flat);
       }
-  Stencil st(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::stencil"), host.size());
-  auto h = Kokkos::create_mirror_view(st);
-  for (std::size_t k = 0; k < host.size(); ++k) h(k) = host[k];
-  Kokkos::deep_copy(st, h);
+  Stencil st;
+  st.n_forward = static_cast<int>(fwd.size());
+  fwd.insert(fwd.end(), bwd.begin(), bwd.end());
+  st.offsets =
+      Kokkos::View<int*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::stencil"), fwd.size());
+  auto h = Kokkos::create_mirror_view(st.offsets);
+  for (std::size_t k = 0; k < fwd.size(); ++k) h(k) = fwd[k];
+  Kokkos::deep_copy(st.offsets, h);
   return st;
 }
 
 /// Calls visit(j) for every listed partner j of owned atom i: the atoms of the stencil bins around i's bin
-/// (clipped at the box faces) that are not i, closer than sqrt(rc2), and, in a half list, either ghosts or
-/// owned atoms in a forward bin (or in i's own bin and above i). Bins hold their atoms in increasing
-/// index order (owned atoms first), so the ghosts of a backward bin are its tail.
+/// that are not i, closer than sqrt(rc2), and, in a half list, either ghosts or owned atoms in a forward
+/// bin (or in i's own bin and above i). With newton_ghost a ghost is taken only when it lies above i
+/// (z, then y, then x), as LAMMPS does; the image of the pair on the other side sees the opposite order.
 template <class Visit>
 KOKKOS_INLINE_FUNCTION void for_each_partner(const ParticleVec& x, int i, int n_local, double rc2, bool half,
-                                             const Real3& lo, const Real3& inv_width, const Int3& nb,
-                                             const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms,
-                                             Visit&& visit) {
+                                             bool newton_ghost, const BinGrid& g,
+                                             const Kokkos::View<int*, MemSpace>& stencil, int n_forward,
+                                             const IntView& bin_start, const IntView& bin_atoms,
+                                             const IntView& bin_ghost, Visit&& visit) {
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-  const int cx = bin_coord(xi, lo[0], inv_width[0], nb[0]);
-  const int cy = bin_coord(yi, lo[1], inv_width[1], nb[1]);
-  const int cz = bin_coord(zi, lo[2], inv_width[2], nb[2]);
+  const int bi = g.bin_of(xi, yi, zi);
+  auto candidate = [&](int j) {
+    const double xj = x(j, 0), yj = x(j, 1), zj = x(j, 2);
+    if (newton_ghost && j >= n_local && (zj < zi || (zj == zi && (yj < yi || (yj == yi && xj < xi))))) return;
+    const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
+    if (dx * dx + dy * dy + dz * dz < rc2) visit(j);
+  };
+  // Own bin: in a half list only partners above i (owned atoms come first, so that is the tail).
+  for (int p = bin_start(bi), e = bin_start(bi + 1); p < e; ++p) {
+    const int j = bin_atoms(p);
+    if (j == i || (half && j < i)) continue;
+    candidate(j);
+  }
   const int ns = static_cast<int>(stencil.extent(0));
   for (int k = 0; k < ns; ++k) {
-    const StencilEntry o = stencil(k);
-    const int bx = cx + o.ox, by = cy + o.oy, bz = cz + o.oz;
-    if (bx < 0 || bx >= nb[0] || by < 0 || by >= nb[1] || bz < 0 || bz >= nb[2]) continue;
-    const int b = (bz * nb[1] + by) * nb[0] + bx;
-    const int s = bin_start(b), e = bin_start(b + 1);
-    const bool own_bin = o.ox == 0 && o.oy == 0 && o.oz == 0;
-    int p = s;
-    if (half && !o.forward && !own_bin) {  // backward bin: ghosts only, the bin's tail
-      p = e;
-      while (p > s && bin_atoms(p - 1) >= n_local) --p;
-    }
-    for (; p < e; ++p) {
-      const int j = bin_atoms(p);
-      if (j == i || (half && own_bin && j < i)) continue;
-      const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-      if (dx * dx + dy * dy + dz * dz < rc2) visit(j);
-    }
+    const int b = bi + stencil(k);
+    // Backward bins of a half list: their ghosts only (the tail from bin_ghost).
+    const int s = (half && k >= n_forward) ? bin_ghost(b) : bin_start(b);
+    const int e = bin_start(b + 1);
+    for (int p = s; p < e; ++p) candidate(bin_atoms(p));
   }
 }
 
 /// One pass over the candidates into rows of `capacity` entries (grown and repeated when an atom has
 /// more partners), then compaction into the CSR arrays. Returns the total number of pairs.
-long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, Real3 lo, Real3 inv_width, Int3 nb,
-                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, IntView& offsets,
-                      IntView& neighbors, int& max_count, int& capacity, IntView& rows) {
+long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
+                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms,
+                      const IntView& bin_ghost, IntView& offsets, IntView& neighbors, int& max_count, int& capacity,
+                      IntView& rows) {
   offsets = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::offsets"), n_local + 1);
   IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
   auto off = offsets;
@@ -172,16 +210,19 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
       rows = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::rows"), need);
     auto tmp = rows;
     const int cap = capacity;
+    const auto st = stencil.offsets;
+    const int nf = stencil.n_forward;
     mx = 0;
     Kokkos::parallel_reduce(
         "neighbor::fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n_local),
         KOKKOS_LAMBDA(int i, int& m) {
           const long long base = static_cast<long long>(i) * cap;
           int c = 0;
-          for_each_partner(x, i, n_local, rc2, half, lo, inv_width, nb, stencil, bin_start, bin_atoms, [&](int j) {
-            if (c < cap) tmp(base + c) = j;
-            ++c;
-          });
+          for_each_partner(x, i, n_local, rc2, half, newton_ghost, g, st, nf, bin_start, bin_atoms, bin_ghost,
+                           [&](int j) {
+                             if (c < cap) tmp(base + c) = j;
+                             ++c;
+                           });
           count(i) = c;
           if (c > m) m = c;
         },
@@ -262,13 +303,15 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
                                               << ", " << hi[0] << ") x [" << lo[1] << ", " << hi[1] << ") x [" << lo[2]
                                               << ", " << hi[2] << ")");
 
-  neighbor_detail::IntView bin_start, bin_atoms;
-  neighbor_detail::sort_into_bins(x, n, lo, inv_width, nb, bin_start, bin_atoms);
+  const neighbor_detail::BinGrid grid = neighbor_detail::make_grid(lo, inv_width, nb);
+  neighbor_detail::IntView bin_start, bin_atoms, bin_ghost;
+  neighbor_detail::sort_into_bins(x, n, n_local, grid, bin_start, bin_atoms, bin_ghost);
   Real3 width;
   for (int d = 0; d < 3; ++d) width[d] = 1.0 / inv_width[d];
-  const auto stencil = neighbor_detail::make_stencil(rc, width);
-  total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, lo, inv_width, nb, stencil, bin_start,
-                                              bin_atoms, offsets_, neighbors_, max_neighbors_, capacity_, rows_);
+  const auto stencil = neighbor_detail::make_stencil(rc, width, grid);
+  total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost,
+                                              grid, stencil, bin_start, bin_atoms, bin_ghost, offsets_, neighbors_,
+                                              max_neighbors_, capacity_, rows_);
 
   if (static_cast<int>(x_build_.extent(0)) != n_local)
     x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"), n_local);

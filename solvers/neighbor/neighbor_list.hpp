@@ -14,7 +14,8 @@
 //     half: each pair of owned atoms once (found from the forward half of the stencil, or from i's own
 //           bin when j > i), plus every ghost j: a pair with a ghost is listed from both sides (by this
 //           rank and the one that owns the ghost), so no force needs to go back to the ghost's owner
-//           (the caller may instead reverse-communicate ghost forces and count such pairs once).
+//           (with newton_ghost, such a pair is listed once, from the side whose partner lies above it,
+//           and the caller reverse-communicates the ghost forces).
 //   Rebuild: positions at the last build are kept; needs_rebuild(x) is true when an owned atom moved
 //   strictly more than skin / 2 since (a device max-reduction).
 // All per-step work runs on the device; the host only reads back a few scalars.
@@ -27,6 +28,9 @@ struct NeighborParams {
   double cutoff = 0.0;  ///< interaction cutoff [length], > 0
   double skin = 0.0;    ///< Verlet skin [length], >= 0
   bool half = false;    ///< half list (Newton on) instead of a full list
+  /// Half lists: list a pair with a ghost once, from the side whose partner lies above (z, y, x), instead
+  /// of from both sides; the caller must then sum the ghosts' forces back to their owners.
+  bool newton_ghost = false;
 };
 
 class NeighborList {

@@ -131,6 +131,8 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       progress_every = std::max<long>(1, static_cast<long>(est / 20.0));
       if (rp.max_steps > 0) progress_every = std::min(progress_every, std::max<long>(1, rp.max_steps / 20));
     }
+    const long next = sim.step() + 1;
+    sim.will_report(next % rp.history_every == 0 || (rp.max_steps > 0 && next - step0 >= rp.max_steps));
     sim.advance(dt);
     last_dt = dt;
     if (sim.step() % rp.history_every == 0) check_finite(record(dt));

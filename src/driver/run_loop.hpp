@@ -19,14 +19,14 @@ void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& ph
 
 struct RunParams {
   std::string physics;
-  std::string name;        // file prefix
+  std::string name;  // file prefix
   std::string output_dir;
-  double t_end = 0.0;      // [time unit]
-  long max_steps = 0;      // 0 = no limit
-  double dt = 0.0;         // fixed step; 0 = the simulation's stable step
-  long history_every = 1;  // steps between history rows
-  long snapshot_every = 0; // steps between snapshots; 0 = first and last only
-  long progress_every = 0; // steps between progress lines; 0 = about 20 lines per run
+  double t_end = 0.0;       // [time unit]
+  long max_steps = 0;       // 0 = no limit
+  double dt = 0.0;          // fixed step; 0 = the simulation's stable step
+  long history_every = 1;   // steps between history rows
+  long snapshot_every = 0;  // steps between snapshots; 0 = first and last only
+  long progress_every = 0;  // steps between progress lines; 0 = about 20 lines per run
 
   static RunParams from_deck(const Deck& deck);
 };

@@ -48,6 +48,9 @@ class Simulation {
   virtual double stable_dt() const = 0;
   /// Advances one step of length dt.
   virtual void advance(double dt) = 0;
+  /// Whether diagnostics() will be asked for after the next advance() (so that a simulation can skip
+  /// work only diagnostics need on the other steps). A simulation must give correct diagnostics either way.
+  virtual void will_report(bool) {}
   virtual double time() const = 0;
   virtual long step() const = 0;
   /// Collective. Diagnostics of the current state; dt is the step just taken (0 before the first).
