@@ -52,7 +52,7 @@ export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 failed=0
-declare -A s_rate l_rate
+declare -A s_rate l_rate c_rate s_builds l_builds c_builds
 for r in $ranks; do
   if [ "$do_stratus" = 1 ]; then
     echo "== Stratus LJ melt, $r rank(s) x 1 thread, $steps steps" >&2
@@ -73,34 +73,45 @@ for r in $ranks; do
       failed=1
     else
       s_rate[$r]=$rate
+      s_builds[$r]=$(awk '/^neighbor lists:/ { print $3 }' "$out")
     fi
   fi
   if [ "$have_lmp" = 1 ]; then
-    echo "== LAMMPS in.lj, $r rank(s) x 1 thread, $steps steps" >&2
-    scr="$tmp/lammps-$r.txt"
-    status=0
-    "$mpirun_lmp" --oversubscribe --bind-to none -np "$r" "$lmp" -in scripts/bench/in.lj -var steps "$steps" \
-      -log none -screen "$scr" >"$tmp/lammps-$r.err" 2>&1 || status=$?
-    # "Loop time of T on P procs for S steps with N atoms"
-    rate=$(awk '/^Loop time of/ { if ($4 > 0) printf "%.6g", $12 * $9 / $4 }' "$scr" 2>/dev/null || true)
-    if [ "$status" != 0 ] || [ -z "$rate" ]; then
-      echo "error: LAMMPS failed on $r rank(s) (status $status); last lines:" >&2
-      cat "$tmp/lammps-$r.err" "$scr" 2>/dev/null | tail -n 15 | sed 's/^/  | /' >&2
-      failed=1
-    else
-      l_rate[$r]=$rate
-    fi
+    # Two LAMMPS runs: bench/in.lj as published (rebuild every 20 steps, unchecked) and with Stratus'
+    # policy (check every step, rebuild when an atom moved half the skin: no pair is ever missed).
+    for variant in published checked; do
+      if [ "$variant" = published ]; then nv=(-var every 20 -var check no); else nv=(-var every 1 -var check yes); fi
+      echo "== LAMMPS in.lj ($variant neighbor policy), $r rank(s) x 1 thread, $steps steps" >&2
+      scr="$tmp/lammps-$variant-$r.txt"
+      status=0
+      "$mpirun_lmp" --oversubscribe --bind-to none -np "$r" "$lmp" -in scripts/bench/in.lj -var steps "$steps" \
+        "${nv[@]}" -log none -screen "$scr" >"$tmp/lammps-$r.err" 2>&1 || status=$?
+      # "Loop time of T on P procs for S steps with N atoms"
+      rate=$(awk '/^Loop time of/ { if ($4 > 0) printf "%.6g", $12 * $9 / $4 }' "$scr" 2>/dev/null || true)
+      builds=$(awk '/^Neighbor list builds/ { print $NF }' "$scr" 2>/dev/null || true)
+      if [ "$status" != 0 ] || [ -z "$rate" ]; then
+        echo "error: LAMMPS failed on $r rank(s) (status $status); last lines:" >&2
+        cat "$tmp/lammps-$r.err" "$scr" 2>/dev/null | tail -n 15 | sed 's/^/  | /' >&2
+        failed=1
+      elif [ "$variant" = published ]; then
+        l_rate[$r]=$rate; l_builds[$r]=$builds
+      else
+        c_rate[$r]=$rate; c_builds[$r]=$builds
+      fi
+    done
   fi
 done
 
 echo
-echo "LJ melt, 32,000 atoms, $steps steps, atom-steps/s (1 thread per rank, so per core = per rank)"
-printf '%-6s %14s %14s %14s %14s %10s\n' ranks Stratus "Stratus/core" LAMMPS "LAMMPS/core" "S/L"
+echo "LJ melt, 32,000 atoms, $steps steps, atom-steps/s (1 thread per rank, so per core = per rank);"
+echo "LAMMPS as published (every 20 steps, unchecked) and checked (every step, as Stratus); builds in ()"
+printf '%-6s %20s %20s %20s %10s %10s\n' ranks Stratus "LAMMPS published" "LAMMPS checked" "S/L pub" "S/L chk"
 for r in $ranks; do
-  s="${s_rate[$r]:-}"; l="${l_rate[$r]:-}"
-  awk -v r="$r" -v s="$s" -v l="$l" 'function f(x) { return x == "" ? "-" : sprintf("%.4g", x) }
-    BEGIN { printf "%-6s %14s %14s %14s %14s %10s\n", r, f(s), (s == "" ? "-" : f(s / r)), f(l),
-            (l == "" ? "-" : f(l / r)), (s == "" || l == "" ? "-" : sprintf("%.3f", s / l)) }'
+  awk -v r="$r" -v s="${s_rate[$r]:-}" -v l="${l_rate[$r]:-}" -v c="${c_rate[$r]:-}" -v sb="${s_builds[$r]:-}" \
+      -v lb="${l_builds[$r]:-}" -v cb="${c_builds[$r]:-}" '
+    function f(x, b) { return x == "" ? "-" : sprintf("%.4g (%s)", x, b == "" ? "?" : b) }
+    function q(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.3f", a / b) }
+    BEGIN { printf "%-6s %20s %20s %20s %10s %10s\n", r, f(s, sb), f(l, lb), f(c, cb), q(s, l), q(s, c) }'
 done
 if [ "$have_lmp" = 0 ]; then
   echo "LAMMPS is not installed ('$lmp' not on PATH): apt-get install lammps adds it."
