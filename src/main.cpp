@@ -200,8 +200,11 @@ int run_command(const Cli& cli, const Runtime& rt) {
   }
   log::info(head.str());
   const RunStatus st = run_simulation(*sim, deck, rp, rt.comm());
-  log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
-            "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv");
+  if (sim->grid_fields())
+    log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
+              "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv");
+  else
+    log::info("output in " + rp.output_dir + ": " + rp.name + "_history.csv");
   return static_cast<int>(st);
 }
 

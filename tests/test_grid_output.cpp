@@ -5,7 +5,6 @@
 // Rank 0 collects its findings into a list, broadcasts whether it is empty, and every rank asserts on
 // that, so a failed check cannot leave ranks waiting in a collective. These tests do not cover timing.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include "domain/local_grid.hpp"
 #include "io/grid_output.hpp"
 #include "io/hdf5_util.hpp"
+#include "mpi_world.hpp"
 #include "stratus/version.hpp"
 
 namespace fs = std::filesystem;
@@ -31,17 +31,8 @@ using stratus::Real3;
 
 namespace io_test {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using stratus::test::world_rank;
+using stratus::test::world_size;
 
 /// An empty directory for one test case, unique per rank count so concurrent np runs do not collide.
 std::string fresh_dir(const std::string& name) {
@@ -197,8 +188,7 @@ void snapshot_case(const Case& c) {
       const hid_t root = f.get();
       expect(read_numeric_attr<std::int64_t>(root, "step", H5T_NATIVE_INT64) == std::vector<std::int64_t>{7},
              "step attribute");
-      expect(read_numeric_attr<double>(root, "time", H5T_NATIVE_DOUBLE) == std::vector<double>{0.1},
-             "time attribute");
+      expect(read_numeric_attr<double>(root, "time", H5T_NATIVE_DOUBLE) == std::vector<double>{0.1}, "time attribute");
       expect(read_numeric_attr<int>(root, "nranks", H5T_NATIVE_INT) == std::vector<int>{world_size()},
              "nranks attribute");
       const Int3 d = decomp.dims();
@@ -222,10 +212,10 @@ void snapshot_case(const Case& c) {
              "unit attributes");
       expect(read_string_attr(root, "layout") == "cell-centred, dataset index order (z, y, x)", "layout attribute");
 
-      const std::string cells = std::to_string(c.cells[2]) + " " + std::to_string(c.cells[1]) + " " +
-                                std::to_string(c.cells[0]);
-      const std::string nodes = std::to_string(c.cells[2] + 1) + " " + std::to_string(c.cells[1] + 1) + " " +
-                                std::to_string(c.cells[0] + 1);
+      const std::string cells =
+          std::to_string(c.cells[2]) + " " + std::to_string(c.cells[1]) + " " + std::to_string(c.cells[0]);
+      const std::string nodes =
+          std::to_string(c.cells[2] + 1) + " " + std::to_string(c.cells[1] + 1) + " " + std::to_string(c.cells[0] + 1);
       const std::string frame = read_text((fs::path(dir) / "snap_000007.xmf").string());
       const std::string series = read_text((fs::path(dir) / "snap.xmf").string());
       expect(frame.find("<Xdmf Version=\"2.0\">") != std::string::npos, "frame: no Xdmf 2.0 element");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "domain/cart_decomp.hpp"
 
 namespace stratus {
 
@@ -380,15 +381,9 @@ ParticleComm::ParticleComm(MPI_Comm comm, Real3 lo, Real3 hi, std::array<bool, 3
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);
   dims_ = choose_dims(nranks, lo, hi, periodic, requested, ghost_cutoff);
-  // As in CartDecomp: MPI's order is (z, y, x) so that x varies fastest with the rank.
-  int mdims[3] = {dims_[2], dims_[1], dims_[0]};
-  int mper[3] = {periodic_[2], periodic_[1], periodic_[0]};
-  STRATUS_MPI_CHECK(MPI_Cart_create(comm, 3, mdims, mper, 0, &cart_));
+  cart_ = create_cart_comm(comm, dims_, periodic_, coords_);
   MPI_Comm_rank(cart_, &rank_);
   MPI_Comm_size(cart_, &size_);
-  int mc[3];
-  STRATUS_MPI_CHECK(MPI_Cart_coords(cart_, rank_, 3, mc));
-  coords_ = Int3{mc[2], mc[1], mc[0]};
   for (int d = 0; d < 3; ++d) {
     len_[d] = hi_[d] - lo_[d];
     sub_lo_[d] = bound(coords_[d], d);

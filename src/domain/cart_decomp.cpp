@@ -16,12 +16,12 @@ Int3 CartDecomp::choose_dims(int nranks, Int3 n, Int3 req) {
   STRATUS_INPUT_REQUIRE(nranks >= 1, "decomposition: rank count must be positive, got " << nranks);
   for (int d = 0; d < 3; ++d) {
     STRATUS_INPUT_REQUIRE(n[d] >= 1, "key 'grid.n" << kAxis[d] << "': needs at least one cell, got " << n[d]);
-    STRATUS_INPUT_REQUIRE(req[d] >= 0, "key 'parallel.decomp': ranks in " << kAxis[d] << " must be >= 0 (0 = automatic), got "
-                                                                       << req[d]);
+    STRATUS_INPUT_REQUIRE(
+        req[d] >= 0, "key 'parallel.decomp': ranks in " << kAxis[d] << " must be >= 0 (0 = automatic), got " << req[d]);
     if (req[d] > 0) {
       STRATUS_INPUT_REQUIRE(n[d] % req[d] == 0, "key 'parallel.decomp': " << req[d] << " ranks in " << kAxis[d]
-                                                                          << " do not divide grid.n" << kAxis[d] << " = "
-                                                                          << n[d] << " cells");
+                                                                          << " do not divide grid.n" << kAxis[d]
+                                                                          << " = " << n[d] << " cells");
     }
   }
   // Enumerate every px * py * pz = nranks honouring the fixed entries; keep the one with the smallest
@@ -62,21 +62,26 @@ Int3 CartDecomp::choose_dims(int nranks, Int3 n, Int3 req) {
   return best;
 }
 
+MPI_Comm create_cart_comm(MPI_Comm comm, Int3 dims, std::array<bool, 3> periodic, Int3& coords) {
+  int mdims[3] = {dims[2], dims[1], dims[0]};
+  int mper[3] = {periodic[2], periodic[1], periodic[0]};
+  MPI_Comm cart = MPI_COMM_NULL;
+  STRATUS_MPI_CHECK(MPI_Cart_create(comm, 3, mdims, mper, 0, &cart));
+  int rank = 0, mc[3];
+  MPI_Comm_rank(cart, &rank);
+  STRATUS_MPI_CHECK(MPI_Cart_coords(cart, rank, 3, mc));
+  coords = Int3{mc[2], mc[1], mc[0]};
+  return cart;
+}
+
 CartDecomp::CartDecomp(MPI_Comm comm, Int3 global_cells, Int3 requested, std::array<bool, 3> periodic)
     : global_(global_cells), periodic_(periodic) {
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);
   dims_ = choose_dims(nranks, global_cells, requested);
-  // MPI's Cartesian order is row-major in the dims array; use (z, y, x) so that x varies fastest with
-  // rank, which keeps x-neighbours (the contiguous direction) on nearby ranks.
-  int mdims[3] = {dims_[2], dims_[1], dims_[0]};
-  int mper[3] = {periodic_[2], periodic_[1], periodic_[0]};
-  STRATUS_MPI_CHECK(MPI_Cart_create(comm, 3, mdims, mper, 0, &cart_));
+  cart_ = create_cart_comm(comm, dims_, periodic_, coords_);
   MPI_Comm_rank(cart_, &rank_);
   MPI_Comm_size(cart_, &size_);
-  int mc[3];
-  STRATUS_MPI_CHECK(MPI_Cart_coords(cart_, rank_, 3, mc));
-  coords_ = Int3{mc[2], mc[1], mc[0]};
   for (int d = 0; d < 3; ++d) {
     local_[d] = global_[d] / dims_[d];
     offset_[d] = coords_[d] * local_[d];
@@ -113,9 +118,9 @@ CartDecomp::~CartDecomp() {
 
 std::string CartDecomp::describe() const {
   std::ostringstream os;
-  os << dims_[0] << " x " << dims_[1] << " x " << dims_[2] << " ranks (" << (periodic_[0] ? "periodic" : "wall")
-     << ", " << (periodic_[1] ? "periodic" : "wall") << ", " << (periodic_[2] ? "periodic" : "wall") << "), "
-     << local_[0] << " x " << local_[1] << " x " << local_[2] << " cells per rank";
+  os << dims_[0] << " x " << dims_[1] << " x " << dims_[2] << " ranks (" << (periodic_[0] ? "periodic" : "wall") << ", "
+     << (periodic_[1] ? "periodic" : "wall") << ", " << (periodic_[2] ? "periodic" : "wall") << "), " << local_[0]
+     << " x " << local_[1] << " x " << local_[2] << " cells per rank";
   return os.str();
 }
 

@@ -12,6 +12,11 @@
 
 namespace stratus {
 
+/// MPI_Cart_create of dims (x, y, z) with reorder off, in MPI order (z, y, x) so that x varies fastest with
+/// the rank (x-neighbours, the contiguous direction, stay on nearby ranks). Collective. Returns the new
+/// communicator and this rank's coordinates in (x, y, z).
+MPI_Comm create_cart_comm(MPI_Comm comm, Int3 dims, std::array<bool, 3> periodic, Int3& coords);
+
 class CartDecomp {
  public:
   /// global_cells: cells in x, y, z (each >= 1); requested: ranks per direction, 0 = choose
