@@ -183,6 +183,27 @@ expect_input_error "mpiexec -n 2 run: decomposition 3 1 1" "parallel.decomp" 1 \
   "$MPIEXEC" -n 2 "$STRATUS" run "$WORK/decomp_mpi.ini" --set "parallel.decomp=3 1 1"
 [[ ! -e $WORK/decomp_mpi_out ]] || fail "mpiexec -n 2 (decomposition): output directory was created"
 
+# --- molecular dynamics: bad data files, thin sub-domains, missing keys ------------------------------
+md_deck() {  # md_deck FILE OUTPUT_DIR [md LINES...]
+  local file=$1 out=$2
+  shift 2
+  {
+    printf '[run]\nphysics = md\nname = err\noutput_dir = %s\nmax_steps = 2\nt_end = 1e9\n[md]\n' "$out"
+    for l in "$@"; do echo "$l"; done
+  } > "$file"
+}
+md_deck "$WORK/md_nofile.ini" "$EXISTING" "data_file = $WORK/no_such.data"
+expect_input_error "md: missing data file" "no_such.data" 0 "$STRATUS" run "$WORK/md_nofile.ini"
+printf 'LAMMPS data file\n\n2 atoms\n1 atom types\n\n0 4 xlo xhi\n0 4 ylo yhi\n0 4 zlo zhi\n\nMasses\n\n1 1\n\nAtoms # atomic\n\n1 1 0.5 0.5 0.5\n2 1 1.5 x 0.5\n' > "$WORK/md_bad.data"
+md_deck "$WORK/md_badfile.ini" "$EXISTING" "data_file = $WORK/md_bad.data"
+expect_input_error "md: malformed data file" "md_bad.data" 0 "$STRATUS" run "$WORK/md_badfile.ini"
+grep -q "line 17" "$CAP/err" || fail "md: malformed data file: message does not name line 17"
+md_deck "$WORK/md_real.ini" "$EXISTING" "units = real"
+expect_input_error "md: real units without a lattice constant" "md.lattice_constant" 0 "$STRATUS" run "$WORK/md_real.ini"
+md_deck "$WORK/md_thin.ini" "$EXISTING" "cells = 2 2 2"
+expect_input_error "mpiexec -n 2 md: sub-domain thinner than cutoff + skin" "cutoff + skin" 0 \
+  "$MPIEXEC" -n 2 "$STRATUS" run "$WORK/md_thin.ini"
+
 # --- check on a good deck: exit 0, decomposition and memory estimate, nothing created -----------------
 deck "$WORK/good.ini" "$WORK/good_out"
 before=$(tree_state)

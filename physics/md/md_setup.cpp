@@ -277,7 +277,7 @@ std::string trim(const std::string& s) {
 AtomData read_lammps_data(const std::string& path) {
   const DataParser p(path);
   std::ifstream in(path);
-  if (!in) throw InputError("data file '" + path + "' line 0: cannot open the file for reading");
+  if (!in) throw InputError("data file '" + path + "': cannot open the file for reading");
 
   enum class Section { header, masses, atoms, velocities };
   Section section = Section::header;
