@@ -8,12 +8,15 @@
 //    on the decomposition;
 //  - Langevin holds its target temperature within the statistical error; the Nose-Hoover chain conserves
 //    its extended energy and holds the temperature (thousands of steps: tag [long], run at 1 and 2 ranks);
-//  - LAMMPS data files written by the engine read back identically; bad input fails with clear messages.
+//  - LAMMPS data files written by the engine read back identically; H5MD trajectory frames hold every
+//    atom by id; bad input fails with clear messages.
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -321,6 +324,54 @@ TEST_CASE("Data files written by the engine read back identically", "[md]") {
       CHECK(b.image[i] == a.image[i]);
     }
     std::remove(path.c_str());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("Trajectory frames hold every atom's position and velocity by id", "[md][io]") {
+  const MDParams p = params_from("data_file = " + kData +
+                                 "lj_mixture.data\nshift = true\nepsilon = 1.0 0.5\n"
+                                 "sigma = 1.0 0.88\npair_coeff = 1 2 1.5 0.8 2.0\n");
+  MDSimulation sim(p, MPI_COMM_WORLD);
+  sim.initialize();
+  const std::string dir = "test_md_traj_" + std::to_string(world_size());
+  CHECK(sim.write_snapshot(dir, "t") > 0.0);
+  for (int s = 0; s < 20; ++s) sim.advance(p.dt);
+  CHECK(sim.write_snapshot(dir, "t") > 0.0);
+  const AtomData a = sim.gather();  // rank 0: sorted by id, wrapped positions
+  if (world_rank() == 0) {
+    const hid_t file = H5Fopen((dir + "/t.h5md").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    for (const char* what : {"position", "velocity"}) {
+      const hid_t ds = H5Dopen2(file, (std::string("/particles/all/") + what + "/value").c_str(), H5P_DEFAULT);
+      REQUIRE(ds >= 0);
+      const hid_t space = H5Dget_space(ds);
+      hsize_t dims[3] = {0, 0, 0};
+      REQUIRE(H5Sget_simple_extent_ndims(space) == 3);
+      H5Sget_simple_extent_dims(space, dims, nullptr);
+      CHECK(dims[0] == 2);
+      CHECK(dims[1] == 864);
+      std::vector<double> buf(dims[0] * dims[1] * dims[2]);
+      REQUIRE(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) >= 0);
+      const bool pos = std::string(what) == "position";
+      int mismatched = 0;
+      for (std::size_t i = 0; i < a.natoms(); ++i)  // frame 1 = the state now, row id - 1
+        for (int d = 0; d < 3; ++d) {
+          const std::size_t dd = static_cast<std::size_t>(d);
+          double want = pos ? a.x[i][dd] : a.v[i][dd];
+          if (pos && (want < a.lo[dd] || want >= a.hi[dd])) {  // between rebuilds an atom may sit just outside:
+            const double len = a.hi[dd] - a.lo[dd];            // the file holds it wrapped into the box
+            want -= len * std::floor((want - a.lo[dd]) / len);
+          }
+          const std::size_t row = static_cast<std::size_t>(a.id[i] - 1);
+          if (buf[(dims[1] + row) * 3 + static_cast<std::size_t>(d)] != want) ++mismatched;
+        }
+      CHECK(mismatched == 0);
+      H5Sclose(space);
+      H5Dclose(ds);
+    }
+    H5Fclose(file);
+    std::filesystem::remove_all(dir);
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }

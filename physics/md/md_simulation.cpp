@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "stratus/version.hpp"
 
 namespace stratus::md {
 
@@ -92,6 +93,11 @@ void declare_md_options(OptionRegistry& reg) {
   reg.add_int("md.zero_momentum_every", 0, "steps", "remove the centre-of-mass velocity every N steps (0: never)")
       .at_least(0);
   reg.add_string("md.write_data", "", "", "LAMMPS data file to write at the end of the run (empty: none)");
+  reg.add_bool("md.trajectory", true, "",
+               "write H5MD trajectory frames (NAME.h5md, with NAME.xmf for ParaView) at run.snapshot_every; atom "
+               "ids must be 1..N");
+  reg.add_bool("md.trajectory_velocities", true, "", "trajectory frames include velocities");
+  reg.add_bool("md.trajectory_forces", false, "", "trajectory frames include forces");
 }
 
 MDParams MDParams::from_deck(const Deck& deck) {
@@ -164,6 +170,9 @@ MDParams MDParams::from_deck(const Deck& deck) {
   p.rescale_window = deck.get_real("md.rescale_window");
   p.zero_momentum_every = static_cast<long>(deck.get_int("md.zero_momentum_every"));
   p.write_data = deck.get_string("md.write_data");
+  p.trajectory = deck.get_bool("md.trajectory");
+  p.trajectory_velocities = deck.get_bool("md.trajectory_velocities");
+  p.trajectory_forces = deck.get_bool("md.trajectory_forces");
   // Cross-key checks that need no file.
   Units::named(p.units);
   if (p.data_file.empty()) {
@@ -286,6 +295,13 @@ void MDSimulation::initialize() {
   lo_ = all.lo;
   hi_ = all.hi;
   natoms_ = static_cast<long long>(all.natoms());
+  if (p_.trajectory) {
+    const long long max_id = *std::max_element(all.id.begin(), all.id.end());
+    STRATUS_INPUT_REQUIRE(max_id == natoms_,
+                          (p_.data_file.empty() ? std::string("md") : "data file '" + p_.data_file + "'")
+                              << ": trajectories need atom ids 1.." << natoms_ << ", the largest is " << max_id
+                              << " (renumber the atoms or set md.trajectory = false)");
+  }
   mass_host_ = all.mass;
 
   // Potential.
@@ -541,6 +557,54 @@ AtomData MDSimulation::gather() const {
   return all;
 }
 
+double MDSimulation::write_snapshot(const std::string& output_dir, const std::string& name) {
+  if (!p_.trajectory) return 0.0;
+  if (!trajectory_) {
+    H5mdSpec spec;
+    spec.natoms = natoms_;
+    spec.lo = Real3{{lo_[0], lo_[1], lo_[2]}};
+    spec.hi = Real3{{hi_[0], hi_[1], hi_[2]}};
+    spec.periodic = p_.periodic;
+    // H5MD unit notation (what MDAnalysis reads); reduced lj units carry none.
+    if (std::string(units_.name) != "lj") {
+      spec.length_unit = units_.length;
+      spec.time_unit = units_.time;
+      spec.velocity_unit = std::string(units_.length) + " " + units_.time + "-1";
+      spec.force_unit = std::string(units_.name) == "real" ? "kcal mol-1 Angstrom-1" : "eV Angstrom-1";
+    }
+    spec.velocities = p_.trajectory_velocities;
+    spec.forces = p_.trajectory_forces;
+    spec.creator_version = kVersion;
+    trajectory_ = std::make_unique<H5mdWriter>(pc_->comm(), output_dir + "/" + name + ".h5md", spec);
+  }
+  const int n = atoms_.n_local;
+  auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);
+  auto hid = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.id);
+  auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.type);
+  std::vector<long long> id(static_cast<std::size_t>(n));
+  std::vector<int> species(static_cast<std::size_t>(n));
+  std::vector<double> x(3 * static_cast<std::size_t>(n)), v, f;
+  for (int i = 0; i < n; ++i) {
+    id[static_cast<std::size_t>(i)] = hid(i);
+    species[static_cast<std::size_t>(i)] = ht(i);
+    for (int d = 0; d < 3; ++d) x[3 * static_cast<std::size_t>(i) + static_cast<std::size_t>(d)] = hx(i, d);
+  }
+  auto rows = [&](const ParticleVec& a, std::vector<double>& out) {
+    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), a);
+    out.resize(3 * static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i)
+      for (int d = 0; d < 3; ++d) out[3 * static_cast<std::size_t>(i) + static_cast<std::size_t>(d)] = h(i, d);
+  };
+  if (p_.trajectory_velocities) rows(atoms_.v, v);
+  if (p_.trajectory_forces) {
+    if (ev_step_ != step_) compute_forces(true);  // the forces are current either way; keep the energies too
+    rows(atoms_.f, f);
+  }
+  const double before = trajectory_->bytes_written();
+  trajectory_->write_frame(step_, time_, id, x, v, f, species);
+  return trajectory_->bytes_written() - before;
+}
+
 void MDSimulation::reverse_velocities() { scale_velocities(atoms_, -1.0); }
 
 void MDSimulation::finish() {
@@ -549,6 +613,9 @@ void MDSimulation::finish() {
   log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(step_) + " steps; " +
             std::to_string(all_pairs) + " listed pairs (" + fmtg(static_cast<double>(all_pairs) / natoms_, 4) +
             " per atom, " + (list_->params().half ? "half" : "full") + " list)");
+  if (trajectory_)
+    log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
+              " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");
   if (p_.write_data.empty()) return;
   const AtomData all = gather();
   std::string err;

@@ -13,6 +13,7 @@
 #include "comm/particle_comm.hpp"
 #include "domain/particles.hpp"
 #include "driver/simulation.hpp"
+#include "io/h5md.hpp"
 #include "md/integrate.hpp"
 #include "md/md_setup.hpp"
 #include "md/pair_lj.hpp"
@@ -60,6 +61,9 @@ struct MDParams {
   double rescale_window = 0.0;
   long zero_momentum_every = 0;
   std::string write_data;  // LAMMPS data file written at the end of the run
+  bool trajectory = true;  // H5MD frames at the snapshot cadence
+  bool trajectory_velocities = true;
+  bool trajectory_forces = false;
 
   static MDParams from_deck(const Deck& deck);
 };
@@ -93,6 +97,7 @@ class MDSimulation : public Simulation {
   std::string work_unit() const override { return "atom-steps"; }
   std::string locate_nonfinite() override;
   void finish() override;
+  double write_snapshot(const std::string& output_dir, const std::string& name) override;
   std::string length_unit() const override { return units_.length; }
   std::string time_unit() const override { return units_.time; }
 
@@ -130,6 +135,7 @@ class MDSimulation : public Simulation {
   std::unique_ptr<ParticleComm> pc_;
   std::unique_ptr<NeighborList> list_;
   std::unique_ptr<NoseHooverChain> nhc_;
+  std::unique_ptr<H5mdWriter> trajectory_;
   Particles atoms_;
   TypeMass mass_;
   std::vector<double> mass_host_;

@@ -73,8 +73,12 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   // Output starts here, after the deck and the set-up are known to be good.
   std::unique_ptr<GridSnapshotWriter> writer;
   Provenance prov{rp.physics, deck.text(), deck.resolved_text(), sim.length_unit(), sim.time_unit()};
+  double own_bytes = 0.0, own_seconds = 0.0;  // the simulation's own snapshot output (trajectories)
   auto snapshot = [&]() {
     ScopedTimer t(timers, "output");
+    const double t0 = MPI_Wtime();
+    own_bytes += sim.write_snapshot(rp.output_dir, rp.name);
+    own_seconds += MPI_Wtime() - t0;
     auto fields = sim.grid_fields();
     if (!fields) return;
     if (!writer)
@@ -171,6 +175,9 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   if (steps > 0 && evolve > 0.0)
     os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " " << sim.work_unit() << "/s ("
        << fmt(evolve, 4) << " s stepping, output and diagnostics included)\n";
+  if (own_bytes > 0.0 && own_seconds > 0.0)
+    os << "output: " << fmt(own_bytes / 1e6, 4) << " MB of snapshots in " << fmt(own_seconds, 3) << " s ("
+       << fmt(own_bytes / 1e6 / own_seconds, 4) << " MB/s) to " << rp.output_dir << "\n";
   if (writer && writer->seconds() > 0.0)
     os << "output: " << fmt(writer->bytes_written() / 1e6, 4) << " MB of fields in " << fmt(writer->seconds(), 3)
        << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir << "\n";

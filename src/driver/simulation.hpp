@@ -57,6 +57,9 @@ class Simulation {
   virtual Diagnostics diagnostics(double dt) = 0;
   /// Collective. Fields to snapshot, or nothing for particle physics.
   virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
+  /// Collective. At each snapshot: writes the simulation's own output of the current state (e.g. a
+  /// trajectory frame) into output_dir with file prefix `name`; returns the bytes written (0: none).
+  virtual double write_snapshot(const std::string& /*output_dir*/, const std::string& /*name*/) { return 0.0; }
   /// Cells (or atoms) advanced per step on all ranks, for the throughput line of the run summary.
   virtual double work_per_step() const = 0;
   /// Name of the unit of work_per_step(), e.g. "cell-updates" or "atom-steps".

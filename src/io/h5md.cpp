@@ -1,0 +1,536 @@
+// H5mdWriter (io/h5md.hpp). Each frame is one MPI_Alltoallv that sends every atom to the rank owning its
+// file row (rank r owns the contiguous rows [r N / P, (r + 1) N / P)), after which every rank writes one
+// hyperslab per dataset collectively; point selections, which parallel HDF5 handles slowly, are never
+// used. Argument checks are agreed through MPI_Allreduce and rank 0's file-system outcomes through
+// MPI_Bcast before anyone throws, so a bad frame raises the same Error on every rank instead of leaving
+// the others in a collective. HDF5 failures inside collective calls are assumed to occur on every rank
+// alike, as parallel HDF5 itself assumes. Nothing here reads a trajectory back.
+#include "io/h5md.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/xdmf.hpp"
+#include "stratus/version.hpp"
+
+namespace stratus {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Rank 0's verdict becomes everyone's (collective; only rank 0's arguments matter).
+void agree_or_throw(MPI_Comm comm, bool ok, const std::string& msg) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  int flag = ok ? 1 : 0;
+  STRATUS_MPI_CHECK(MPI_Bcast(&flag, 1, MPI_INT, 0, comm));
+  if (flag) return;
+  int len = rank == 0 ? static_cast<int>(msg.size()) : 0;
+  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
+  std::string text = rank == 0 ? msg : std::string(static_cast<std::size_t>(len), ' ');
+  if (len > 0) STRATUS_MPI_CHECK(MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm));
+  throw Error(text);
+}
+
+std::string bcast_string(MPI_Comm comm, std::string s) {
+  int len = static_cast<int>(s.size());
+  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
+  s.resize(static_cast<std::size_t>(len));
+  if (len > 0) STRATUS_MPI_CHECK(MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm));
+  return s;
+}
+
+/// First file row of rank r's block (r in 0..P); natoms * P fits in a long long (checked by the writer).
+long long block_begin(long long r, long long natoms, long long nranks) { return r * natoms / nranks; }
+
+/// The rank whose block holds `row`: the largest r with r N / P <= row.
+int row_owner(long long row, long long natoms, int nranks) {
+  const long long r = ((row + 1) * nranks - 1) / natoms;
+  return static_cast<int>(std::min<long long>(r, nranks - 1));
+}
+
+/// True for units H5MD readers cannot know: empty, or made only of the reduced Lennard-Jones symbols.
+bool is_reduced_unit(const std::string& unit) {
+  std::string word;
+  const auto reduced_word = [](const std::string& w) {
+    return w.empty() || w == "sigma" || w == "tau" || w == "epsilon";
+  };
+  for (char c : unit) {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += c;
+      continue;
+    }
+    if (!reduced_word(word)) return false;
+    word.clear();
+    if (c == '\0' || !std::strchr(" */^-+()0123456789.", c)) return false;
+  }
+  return reduced_word(word);
+}
+
+/// Variable-length UTF-8 string attribute, scalar (`array` false, one value) or a 1-D array. H5MD readers
+/// built on h5py need this kind: h5py returns fixed-length strings as bytes, which MDAnalysis does not
+/// match against its unit names.
+void write_text_attribute(hid_t obj, const std::string& name, const std::vector<std::string>& values, bool array) {
+  const std::string what = "attribute '" + name + "'";
+  h5::Datatype t(H5Tcopy(H5T_C_S1), "copy string type");
+  h5::check_status(H5Tset_size(t.get(), H5T_VARIABLE), "make string type variable-length");
+  h5::check_status(H5Tset_cset(t.get(), H5T_CSET_UTF8), "set string character set");
+  const hsize_t dims[1] = {values.size()};
+  h5::Dataspace space(array ? H5Screate_simple(1, dims, nullptr) : H5Screate(H5S_SCALAR),
+                      "create dataspace for " + what);
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  h5::Attribute attr(H5Acreate2(obj, name.c_str(), t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), "create " + what);
+  h5::check_status(H5Awrite(attr.get(), t.get(), ptrs.data()), "write " + what);
+  attr.close("close " + what);
+}
+
+void write_text_attribute(hid_t obj, const std::string& name, const std::string& value) {
+  write_text_attribute(obj, name, {value}, false);
+}
+
+void write_unit(hid_t obj, const std::string& unit) {
+  if (!is_reduced_unit(unit)) write_text_attribute(obj, "unit", unit);
+}
+
+h5::Group make_group(hid_t loc, const std::string& name) {
+  return h5::Group(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create group " + name);
+}
+
+/// A chunked dataset whose first dimension starts at 0 and is unlimited; `tail` gives the other extents.
+h5::Dataset make_series(hid_t loc, const std::string& name, hid_t file_type, const std::vector<hsize_t>& tail,
+                        const std::vector<hsize_t>& chunk) {
+  std::vector<hsize_t> dims{0}, maxdims{H5S_UNLIMITED};
+  dims.insert(dims.end(), tail.begin(), tail.end());
+  maxdims.insert(maxdims.end(), tail.begin(), tail.end());
+  const int rank = static_cast<int>(dims.size());
+  h5::Dataspace space(H5Screate_simple(rank, dims.data(), maxdims.data()), "create dataspace for " + name);
+  h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
+  h5::check_status(H5Pset_chunk(dcpl.get(), rank, chunk.data()), "set chunking of " + name);
+  // Every element of an appended frame is written, so filling chunks first would only double the I/O.
+  h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values of " + name);
+  return h5::Dataset(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                     "create dataset " + name);
+}
+
+h5::Dataset make_fixed(hid_t loc, const std::string& name, hid_t file_type, hsize_t n) {
+  const hsize_t dims[1] = {n};
+  h5::Dataspace space(H5Screate_simple(1, dims, nullptr), "create dataspace for " + name);
+  h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
+  h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values of " + name);
+  return h5::Dataset(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                     "create dataset " + name);
+}
+
+/// Opens (or creates) `path` for collective I/O; every rank throws the same Error if any rank failed.
+h5::File open_file(MPI_Comm comm, const std::string& path, bool create) {
+  h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
+  h5::check_status(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "select MPI-IO for '" + path + "'");
+  // The 1.8 format keeps the files readable by every current HDF5, h5py and MDAnalysis included.
+  h5::check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+                   "set format bounds for '" + path + "'");
+  h5::check_status(H5Pset_coll_metadata_write(fapl.get(), true), "set collective metadata for '" + path + "'");
+  hid_t id = -1;
+  std::string why;
+  {
+    h5::QuietErrors quiet;
+    id = create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get())
+                : H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get());
+    if (id < 0) why = h5::last_error();
+  }
+  int ok = id >= 0 ? 1 : 0, all_ok = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
+  if (!all_ok) {
+    // A rank whose open succeeded leaves it open: closing is collective and would hang (MPI-IO opens are
+    // collective, so this split should not occur in practice).
+    throw Error(std::string("cannot ") + (create ? "create" : "open") + " H5MD file '" + path + "'" +
+                (why.empty() ? "" : ": " + why));
+  }
+  return h5::File(id, "open '" + path + "'");
+}
+
+/// Collectively grows dataset `name` to `dims` and writes `count` elements at `start` from `buf` (a
+/// contiguous block of that shape); a rank with select == false takes part with nothing selected.
+void write_block(hid_t loc, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
+                 const std::vector<hsize_t>& start, const std::vector<hsize_t>& count, bool select, const void* buf,
+                 hid_t dxpl, bool extend) {
+  h5::Dataset ds(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "open dataset " + name);
+  if (extend) h5::check_status(H5Dset_extent(ds.get(), dims.data()), "extend dataset " + name);
+  h5::Dataspace filespace(H5Dget_space(ds.get()), "get dataspace of " + name);
+  const int rank = static_cast<int>(count.size());
+  h5::Dataspace memspace(H5Screate_simple(rank, count.data(), nullptr), "create memory dataspace for " + name);
+  for (hsize_t c : count) select = select && c > 0;
+  if (select) {
+    h5::check_status(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+                     "select hyperslab of " + name);
+  } else {
+    h5::check_status(H5Sselect_none(filespace.get()), "select nothing in " + name);
+    h5::check_status(H5Sselect_none(memspace.get()), "select nothing in memory for " + name);
+  }
+  static const double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
+  h5::check_status(H5Dwrite(ds.get(), mem_type, memspace.get(), filespace.get(), dxpl, select ? buf : &dummy),
+                   "write dataset " + name);
+  ds.close("close dataset " + name);
+}
+
+/// Wraps x into [lo, hi); values inside are left bit-for-bit unchanged.
+double wrap(double x, double lo, double hi) {
+  if (!(x < lo || x >= hi) || !std::isfinite(x)) return x;
+  const double len = hi - lo;
+  x -= len * std::floor((x - lo) / len);
+  if (x >= hi || x < lo) x = lo;  // rounding at the boundary
+  return x;
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+/// A DataItem of the rows [frame, 0:N, 0:3] of a (frames, N, 3) double dataset.
+std::string frame_slab(const std::string& ref, long frame, long nframes, long long n, const std::string& pad) {
+  std::ostringstream os;
+  os << pad << "<DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << " 3\" Type=\"HyperSlab\">\n"
+     << pad << "  <DataItem Dimensions=\"3 3\" Format=\"XML\">" << frame << " 0 0 1 1 1 1 " << n << " 3</DataItem>\n"
+     << pad << "  <DataItem Dimensions=\"" << nframes << " " << n << " 3\" NumberType=\"Float\" Precision=\"8\" "
+     << "Format=\"HDF\">" << ref << "</DataItem>\n"
+     << pad << "</DataItem>\n";
+  return os.str();
+}
+
+}  // namespace
+
+H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& spec)
+    : comm_(comm), path_(path), spec_(spec) {
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
+  STRATUS_MPI_CHECK(MPI_Comm_size(comm, &size_));
+  STRATUS_REQUIRE(spec_.natoms > 0 && spec_.natoms <= LLONG_MAX / size_,
+                  "H5MD '" << path << "': natoms must be in 1.." << LLONG_MAX / size_ << ", got " << spec_.natoms);
+  for (int d = 0; d < 3; ++d) {
+    STRATUS_REQUIRE(spec_.hi[d] > spec_.lo[d], "H5MD '" << path << "': empty box in direction " << d);
+  }
+  STRATUS_REQUIRE(!spec_.particle_group.empty() && spec_.particle_group.find('/') == std::string::npos &&
+                      spec_.particle_group != ".",
+                  "H5MD '" << path << "': invalid particle group '" << spec_.particle_group << "'");
+  if (spec_.creator_version.empty()) spec_.creator_version = kVersion;
+  if (spec_.author.empty() && rank_ == 0) {
+    const char* user = std::getenv("USER");
+    spec_.author = user && *user ? user : "unknown";
+  }
+  // Attribute values must agree on every rank.
+  spec_.author = bcast_string(comm_, spec_.author);
+  xdmf_path_ = fs::path(path_).replace_extension(".xmf").string();
+
+  bool ok = true;
+  std::string msg;
+  if (rank_ == 0) {
+    const fs::path parent = fs::path(path_).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (ec || (!parent.empty() && !fs::is_directory(parent))) {
+      ok = false;
+      msg = "cannot create directory '" + parent.string() + "' for H5MD file '" + path_ +
+            "': " + (ec ? ec.message() : "not a directory");
+    }
+  }
+  agree_or_throw(comm_, ok, msg);
+
+  const double t0 = MPI_Wtime();
+  h5::File file = open_file(comm_, path_, true);
+  {
+    h5::Group h5md = make_group(file.get(), "h5md");
+    const int version[2] = {1, 1};
+    h5::write_attribute_i32(h5md.get(), "version", version, 2);
+    h5::Group author = make_group(h5md.get(), "author");
+    write_text_attribute(author.get(), "name", spec_.author);
+    h5::Group creator = make_group(h5md.get(), "creator");
+    write_text_attribute(creator.get(), "name", "Stratus");
+    write_text_attribute(creator.get(), "version", spec_.creator_version);
+  }
+  {
+    // What the H5MD elements do not carry: the box origin and the unit strings as given.
+    h5::Group params = make_group(file.get(), "parameters");
+    h5::write_attribute_f64(params.get(), "box_lo", spec_.lo.data(), 3);
+    h5::write_attribute(params.get(), "length_unit", spec_.length_unit);
+    h5::write_attribute(params.get(), "time_unit", spec_.time_unit);
+    h5::write_attribute(params.get(), "velocity_unit", spec_.velocity_unit);
+    h5::write_attribute(params.get(), "force_unit", spec_.force_unit);
+    h5::write_attribute(params.get(), "stratus_version", kVersion);
+    h5::write_attribute(params.get(), "git_hash", kGitHash);
+  }
+  h5::Group particles = make_group(file.get(), "particles");
+  h5::Group group = make_group(particles.get(), spec_.particle_group);
+  const hsize_t n = static_cast<hsize_t>(spec_.natoms);
+  // At most 1.5 MiB per chunk: one chunk per frame up to 65536 atoms, 65536-atom slices of a frame beyond.
+  const std::vector<hsize_t> row_chunk{1, std::min<hsize_t>(n, 65536), 3};
+
+  h5::Group position = make_group(group.get(), "position");
+  {
+    h5::Dataset step = make_series(position.get(), "step", H5T_STD_I64LE, {}, {1024});
+    h5::Dataset time = make_series(position.get(), "time", H5T_IEEE_F64LE, {}, {1024});
+    write_unit(time.get(), spec_.time_unit);
+    h5::Dataset value = make_series(position.get(), "value", H5T_IEEE_F64LE, {n, 3}, row_chunk);
+    write_unit(value.get(), spec_.length_unit);
+  }
+  const auto share_clock = [&position](hid_t element, const std::string& name) {
+    for (const char* d : {"step", "time"}) {
+      h5::check_status(H5Lcreate_hard(position.get(), d, element, d, H5P_DEFAULT, H5P_DEFAULT),
+                       "link " + name + "/" + d + " to position/" + d);
+    }
+  };
+  const auto make_vector_element = [&](const std::string& name, const std::string& unit) {
+    h5::Group element = make_group(group.get(), name);
+    share_clock(element.get(), name);
+    h5::Dataset value = make_series(element.get(), "value", H5T_IEEE_F64LE, {n, 3}, row_chunk);
+    write_unit(value.get(), unit);
+  };
+  if (spec_.velocities) make_vector_element("velocity", spec_.velocity_unit);
+  if (spec_.forces) make_vector_element("force", spec_.force_unit);
+  {
+    h5::Group box = make_group(group.get(), "box");
+    h5::write_attribute_i32(box.get(), "dimension", 3);
+    std::vector<std::string> boundary;
+    for (bool p : spec_.periodic) boundary.push_back(p ? "periodic" : "none");
+    write_text_attribute(box.get(), "boundary", boundary, true);
+    // Time-dependent and in matrix form: MDAnalysis reads box/edges/value[frame] as three edge vectors.
+    h5::Group edges = make_group(box.get(), "edges");
+    share_clock(edges.get(), "box/edges");
+    h5::Dataset value = make_series(edges.get(), "value", H5T_IEEE_F64LE, {3, 3}, {64, 3, 3});
+    write_unit(value.get(), spec_.length_unit);
+  }
+  make_fixed(group.get(), "species", H5T_STD_I32LE, n).close("close dataset species");
+  make_fixed(group.get(), "id", H5T_STD_I64LE, n).close("close dataset id");
+  group.close("close particle group");
+  particles.close("close group particles");
+  position.close("close group position");
+  file.close("close '" + path_ + "'");
+  seconds_ += MPI_Wtime() - t0;
+}
+
+void H5mdWriter::write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
+                             const std::vector<double>& v, const std::vector<double>& f,
+                             const std::vector<int>& species) {
+  const double t0 = MPI_Wtime();
+  const long long natoms = spec_.natoms;
+  const std::size_t n = id.size();
+  const long frame = frames();
+  std::ostringstream where;
+  where << "H5MD '" << path_ << "' frame " << frame << " (step " << step << "): ";
+
+  // 1. Every rank learns of every rank's bad arguments before anyone throws.
+  long long counts[3] = {0, 0, static_cast<long long>(n)};  // bad array lengths, bad ids, atoms
+  long long worst_id = LLONG_MAX;
+  if (x.size() != 3 * n || species.size() != n || (spec_.velocities && v.size() != 3 * n) ||
+      (spec_.forces && f.size() != 3 * n)) {
+    counts[0] = 1;
+  }
+  for (long long i : id) {
+    if (i < 1 || i > natoms) {
+      ++counts[1];
+      worst_id = std::min(worst_id, i);
+    }
+  }
+  STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_LONG_LONG, MPI_SUM, comm_));
+  STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &worst_id, 1, MPI_LONG_LONG, MPI_MIN, comm_));
+  if (counts[0] > 0) {
+    throw Error(where.str() + std::to_string(counts[0]) +
+                " rank(s) passed arrays whose lengths do not match their id count");
+  }
+  if (counts[1] > 0) {
+    throw Error(where.str() + std::to_string(counts[1]) + " id(s) outside 1.." + std::to_string(natoms) + ", e.g. " +
+                std::to_string(worst_id));
+  }
+  if (counts[2] != natoms) {
+    throw Error(where.str() + "the ranks hold " + std::to_string(counts[2]) + " atoms in all, not " +
+                std::to_string(natoms));
+  }
+
+  // 2. One record per atom: row (int64), species (int32), padding, then 3, 6 or 9 doubles.
+  const int nvec = 1 + (spec_.velocities ? 1 : 0) + (spec_.forces ? 1 : 0);
+  const std::size_t rec = 16 + 24 * static_cast<std::size_t>(nvec);
+  std::vector<int> send_count(size_, 0), recv_count(size_, 0), send_displ(size_ + 1, 0), recv_displ(size_ + 1, 0);
+  std::vector<int> owner(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    owner[i] = row_owner(id[i] - 1, natoms, size_);
+    ++send_count[owner[i]];
+  }
+  for (int r = 0; r < size_; ++r) send_displ[r + 1] = send_displ[r] + send_count[r];
+  std::vector<char> send(n * rec);
+  {
+    std::vector<int> next(send_displ.begin(), send_displ.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      char* p = &send[static_cast<std::size_t>(next[owner[i]]++) * rec];
+      const std::int64_t row = id[i] - 1;
+      const std::int32_t s = species[i];
+      std::memcpy(p, &row, 8);
+      std::memcpy(p + 8, &s, 4);
+      std::memset(p + 12, 0, 4);
+      std::memcpy(p + 16, &x[3 * i], 24);
+      if (spec_.velocities) std::memcpy(p + 40, &v[3 * i], 24);
+      if (spec_.forces) std::memcpy(p + 16 + 24 * (nvec - 1), &f[3 * i], 24);
+    }
+  }
+  STRATUS_MPI_CHECK(MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm_));
+  for (int r = 0; r < size_; ++r) recv_displ[r + 1] = recv_displ[r] + recv_count[r];
+  const std::size_t nrecv = static_cast<std::size_t>(recv_displ[size_]);
+  std::vector<char> recv(std::max<std::size_t>(nrecv * rec, 1));
+  MPI_Datatype record = MPI_DATATYPE_NULL;
+  STRATUS_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(rec), MPI_BYTE, &record));
+  STRATUS_MPI_CHECK(MPI_Type_commit(&record));
+  const int rc = MPI_Alltoallv(send.empty() ? nullptr : send.data(), send_count.data(), send_displ.data(), record,
+                               recv.data(), recv_count.data(), recv_displ.data(), record, comm_);
+  MPI_Type_free(&record);
+  STRATUS_MPI_CHECK(rc);
+
+  // 3. Unpack into this rank's block of rows, in row order; a row met twice means another is missing.
+  const long long row0 = block_begin(rank_, natoms, size_);
+  const std::size_t nloc = static_cast<std::size_t>(block_begin(rank_ + 1, natoms, size_) - row0);
+  std::vector<double> pos(3 * nloc), vel(spec_.velocities ? 3 * nloc : 0), force(spec_.forces ? 3 * nloc : 0);
+  std::vector<int> types(nloc);
+  std::vector<char> seen(nloc, 0);
+  long long duplicates = 0;
+  for (std::size_t k = 0; k < nrecv; ++k) {
+    const char* p = &recv[k * rec];
+    std::int64_t row = 0;
+    std::int32_t s = 0;
+    std::memcpy(&row, p, 8);
+    std::memcpy(&s, p + 8, 4);
+    const std::size_t j = static_cast<std::size_t>(row - row0);
+    if (seen[j]++) {
+      ++duplicates;
+      continue;
+    }
+    types[j] = s;
+    std::memcpy(&pos[3 * j], p + 16, 24);
+    if (spec_.velocities) std::memcpy(&vel[3 * j], p + 40, 24);
+    if (spec_.forces) std::memcpy(&force[3 * j], p + 16 + 24 * (nvec - 1), 24);
+  }
+  STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &duplicates, 1, MPI_LONG_LONG, MPI_SUM, comm_));
+  if (duplicates > 0) {
+    throw Error(where.str() + std::to_string(duplicates) + " id(s) given more than once, so as many are missing");
+  }
+  for (std::size_t j = 0; j < nloc; ++j) {
+    for (int d = 0; d < 3; ++d) {
+      if (spec_.periodic[d]) pos[3 * j + d] = wrap(pos[3 * j + d], spec_.lo[d], spec_.hi[d]);
+    }
+  }
+
+  // 4. Collective writes: every time-dependent dataset grows by one frame.
+  h5::File file = open_file(comm_, path_, false);
+  h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
+  h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
+  const std::string g = "/particles/" + spec_.particle_group + "/";
+  const hsize_t nf = static_cast<hsize_t>(frame) + 1, hn = static_cast<hsize_t>(natoms);
+  const hsize_t fr = static_cast<hsize_t>(frame), r0 = static_cast<hsize_t>(row0), nl = nloc;
+  const bool root = rank_ == 0;
+  const std::int64_t step64 = step;
+  write_block(file.get(), g + "position/step", H5T_NATIVE_INT64, {nf}, {fr}, {1}, root, &step64, dxpl.get(), true);
+  write_block(file.get(), g + "position/time", H5T_NATIVE_DOUBLE, {nf}, {fr}, {1}, root, &time, dxpl.get(), true);
+  double edges[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int d = 0; d < 3; ++d) edges[4 * d] = spec_.hi[d] - spec_.lo[d];
+  write_block(file.get(), g + "box/edges/value", H5T_NATIVE_DOUBLE, {nf, 3, 3}, {fr, 0, 0}, {1, 3, 3}, root, edges,
+              dxpl.get(), true);
+  write_block(file.get(), g + "position/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+              pos.data(), dxpl.get(), true);
+  if (spec_.velocities) {
+    write_block(file.get(), g + "velocity/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+                vel.data(), dxpl.get(), true);
+  }
+  if (spec_.forces) {
+    write_block(file.get(), g + "force/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+                force.data(), dxpl.get(), true);
+  }
+  if (frame == 0) {
+    std::vector<std::int64_t> ids(nloc);
+    for (std::size_t j = 0; j < nloc; ++j) ids[j] = row0 + static_cast<long long>(j) + 1;
+    write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types.data(), dxpl.get(), false);
+    write_block(file.get(), g + "id", H5T_NATIVE_INT64, {hn}, {r0}, {nl}, true, ids.data(), dxpl.get(), false);
+    bytes_ += 12.0 * static_cast<double>(natoms);
+  }
+  file.close("close '" + path_ + "'");
+
+  frames_.push_back(Frame{step, time});
+  bytes_ += 24.0 * nvec * static_cast<double>(natoms) + 16.0 + 72.0;
+  try {
+    write_xdmf();
+  } catch (...) {
+    seconds_ += MPI_Wtime() - t0;
+    throw;
+  }
+  seconds_ += MPI_Wtime() - t0;
+}
+
+void H5mdWriter::write_xdmf() const {
+  bool ok = true;
+  std::string msg;
+  if (rank_ == 0) {
+    const std::string h5 = escape(fs::path(path_).filename().string());
+    const std::string g = "/particles/" + escape(spec_.particle_group) + "/";
+    const long nf = frames();
+    const long long n = spec_.natoms;
+    std::ostringstream os;
+    os << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
+       << "    <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+    for (long k = 0; k < nf; ++k) {
+      const std::string pad = "          ";
+      os << "      <Grid Name=\"step_" << frames_[k].step << "\" GridType=\"Uniform\">\n"
+         << "        <Time Value=\"" << xdmf::format_real(frames_[k].time) << "\"/>\n"
+         << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"/>\n"
+         << "        <Geometry GeometryType=\"XYZ\">\n"
+         << frame_slab(h5 + ":" + g + "position/value", k, nf, n, pad) << "        </Geometry>\n"
+         << "        <Attribute Name=\"species\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+         << pad << "<DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5
+         << ":" << g << "species</DataItem>\n"
+         << "        </Attribute>\n"
+         << "        <Attribute Name=\"id\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+         << pad << "<DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">" << h5
+         << ":" << g << "id</DataItem>\n"
+         << "        </Attribute>\n";
+      if (spec_.velocities) {
+        os << "        <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
+           << frame_slab(h5 + ":" + g + "velocity/value", k, nf, n, pad) << "        </Attribute>\n";
+      }
+      os << "      </Grid>\n";
+    }
+    os << "    </Grid>\n  </Domain>\n</Xdmf>\n";
+    try {
+      xdmf::write_text_atomically(xdmf_path_, os.str());
+    } catch (const std::exception& e) {
+      ok = false;
+      msg = e.what();
+    }
+  }
+  agree_or_throw(comm_, ok, msg);
+}
+
+}  // namespace stratus
