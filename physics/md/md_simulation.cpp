@@ -9,6 +9,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/agree.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "stratus/version.hpp"
@@ -497,11 +498,7 @@ std::string MDSimulation::locate_nonfinite() {
     if (all.id[i] == g)
       s = "atom " + std::to_string(g) + " at (" + fmtg(all.x[i][0]) + ", " + fmtg(all.x[i][1]) + ", " +
           fmtg(all.x[i][2]) + ")";
-  int len = static_cast<int>(s.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, pc_->comm());
-  s.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(s.data(), len, MPI_CHAR, 0, pc_->comm());
-  return s;
+  return bcast_string(pc_->comm(), s);
 }
 
 AtomData MDSimulation::gather() const {
@@ -619,18 +616,14 @@ void MDSimulation::finish() {
   if (p_.write_data.empty()) return;
   const AtomData all = gather();
   std::string err;
-  int rank = 0;
-  MPI_Comm_rank(pc_->comm(), &rank);
-  if (rank == 0) {
+  if (pc_->rank() == 0) {
     try {
       write_lammps_data(p_.write_data, all);
     } catch (const std::exception& e) {
       err = e.what();
     }
   }
-  int failed = err.empty() ? 0 : 1;
-  MPI_Bcast(&failed, 1, MPI_INT, 0, pc_->comm());
-  if (failed) throw Error(rank == 0 ? err : "writing the data file '" + p_.write_data + "' failed on rank 0");
+  agree_or_throw(pc_->comm(), err.empty(), err);
   log::info("wrote LAMMPS data file " + p_.write_data + " (" + std::to_string(natoms_) + " atoms)");
 }
 

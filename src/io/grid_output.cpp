@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/xdmf.hpp"
@@ -31,21 +32,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kLayout = "cell-centred, dataset index order (z, y, x)";
-
-/// Rank 0's verdict becomes everyone's: returns if ok on rank 0, otherwise every rank throws rank 0's
-/// message. Collective over comm; only rank 0's arguments matter.
-void agree_or_throw(MPI_Comm comm, bool ok, const std::string& msg) {
-  int rank = 0;
-  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  int flag = ok ? 1 : 0;
-  STRATUS_MPI_CHECK(MPI_Bcast(&flag, 1, MPI_INT, 0, comm));
-  if (flag) return;
-  int len = rank == 0 ? static_cast<int>(msg.size()) : 0;
-  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
-  std::string text = rank == 0 ? msg : std::string(static_cast<std::size_t>(len), ' ');
-  if (len > 0) STRATUS_MPI_CHECK(MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm));
-  throw Error(text);
-}
 
 std::string step_tag(long step) {
   std::ostringstream os;
@@ -71,24 +57,23 @@ void make_directory(MPI_Comm comm, bool root, const std::string& dir) {
 void check_request(const LocalGrid& g, const Field4D& state, const std::vector<GridVariable>& vars, long step) {
   STRATUS_REQUIRE(step >= 0, "grid output: step must be >= 0, got " << step);
   STRATUS_REQUIRE(!vars.empty(), "grid output: no variables to write");
-  STRATUS_REQUIRE(state.extent_int(1) == g.extent(2) && state.extent_int(2) == g.extent(1) &&
-                      state.extent_int(3) == g.extent(0),
-                  "grid output: field '" << state.label() << "' extents (" << state.extent(1) << ", "
-                                         << state.extent(2) << ", " << state.extent(3)
-                                         << ") do not match the local grid");
+  STRATUS_REQUIRE(
+      state.extent_int(1) == g.extent(2) && state.extent_int(2) == g.extent(1) && state.extent_int(3) == g.extent(0),
+      "grid output: field '" << state.label() << "' extents (" << state.extent(1) << ", " << state.extent(2) << ", "
+                             << state.extent(3) << ") do not match the local grid");
   std::set<std::string> seen;
   for (const auto& v : vars) {
     STRATUS_REQUIRE(!v.name.empty() && v.name != "." && v.name.find('/') == std::string::npos,
                     "grid output: invalid variable name '" << v.name << "'");
     STRATUS_REQUIRE(seen.insert(v.name).second, "grid output: variable '" << v.name << "' listed twice");
     STRATUS_REQUIRE(v.index >= 0 && v.index < state.extent_int(0),
-                    "grid output: variable '" << v.name << "' has index " << v.index << " but field '"
-                                              << state.label() << "' holds " << state.extent(0));
+                    "grid output: variable '" << v.name << "' has index " << v.index << " but field '" << state.label()
+                                              << "' holds " << state.extent(0));
   }
 }
 
-void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov,
-                           long step, double time) {
+void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov, long step,
+                           double time) {
   h5::write_attribute_f64(file, "time", time);
   h5::write_attribute_i64(file, "step", static_cast<std::int64_t>(step));
   h5::write_attribute(file, "stratus_version", kVersion);
@@ -146,8 +131,7 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
                              static_cast<hsize_t>(g.global_n[0])};
   const hsize_t start[3] = {static_cast<hsize_t>(g.offset[2]), static_cast<hsize_t>(g.offset[1]),
                             static_cast<hsize_t>(g.offset[0])};
-  const hsize_t count[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]),
-                            static_cast<hsize_t>(g.n[0])};
+  const hsize_t count[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]), static_cast<hsize_t>(g.n[0])};
   h5::Dataspace filespace(H5Screate_simple(3, global, nullptr), "create file dataspace");
   h5::Dataspace memspace(H5Screate_simple(3, count, nullptr), "create memory dataspace");
   const bool empty = g.owned_cells() == 0;
@@ -176,12 +160,12 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
       for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) buf[p++] = host(v.index, k + gz, j + gy, i + gx);
     const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
-    h5::Dataset ds(H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT,
-                              dcpl.get(), H5P_DEFAULT),
-                   "create " + what);
-    h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(),
-                              empty ? &dummy : buf.data()),
-                     "write " + what);
+    h5::Dataset ds(
+        H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+        "create " + what);
+    h5::check_status(
+        H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : buf.data()),
+        "write " + what);
     h5::write_attribute(ds.get(), "unit", v.unit);
     ds.close("close " + what);
   }
@@ -330,8 +314,8 @@ HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::ve
 }
 
 void HistoryTable::append(const std::vector<double>& values) {
-  STRATUS_REQUIRE(values.size() == ncol_, "history table '" << path_ << "': " << values.size()
-                                                            << " values for " << ncol_ << " columns");
+  STRATUS_REQUIRE(values.size() == ncol_,
+                  "history table '" << path_ << "': " << values.size() << " values for " << ncol_ << " columns");
   bool ok = true;
   if (root_) {
     std::string row;

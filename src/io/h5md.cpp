@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/xdmf.hpp"
@@ -29,28 +30,6 @@ namespace stratus {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Rank 0's verdict becomes everyone's (collective; only rank 0's arguments matter).
-void agree_or_throw(MPI_Comm comm, bool ok, const std::string& msg) {
-  int rank = 0;
-  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  int flag = ok ? 1 : 0;
-  STRATUS_MPI_CHECK(MPI_Bcast(&flag, 1, MPI_INT, 0, comm));
-  if (flag) return;
-  int len = rank == 0 ? static_cast<int>(msg.size()) : 0;
-  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
-  std::string text = rank == 0 ? msg : std::string(static_cast<std::size_t>(len), ' ');
-  if (len > 0) STRATUS_MPI_CHECK(MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm));
-  throw Error(text);
-}
-
-std::string bcast_string(MPI_Comm comm, std::string s) {
-  int len = static_cast<int>(s.size());
-  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
-  s.resize(static_cast<std::size_t>(len));
-  if (len > 0) STRATUS_MPI_CHECK(MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm));
-  return s;
-}
 
 /// First file row of rank r's block (r in 0..P); natoms * P fits in a long long (checked by the writer).
 long long block_begin(long long r, long long natoms, long long nranks) { return r * natoms / nranks; }
@@ -192,29 +171,6 @@ double wrap(double x, double lo, double hi) {
   x -= len * std::floor((x - lo) / len);
   if (x >= hi || x < lo) x = lo;  // rounding at the boundary
   return x;
-}
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 /// A DataItem of the rows [frame, 0:N, 0:3] of a (frames, N, 3) double dataset.
@@ -494,8 +450,8 @@ void H5mdWriter::write_xdmf() const {
   bool ok = true;
   std::string msg;
   if (rank_ == 0) {
-    const std::string h5 = escape(fs::path(path_).filename().string());
-    const std::string g = "/particles/" + escape(spec_.particle_group) + "/";
+    const std::string h5 = xdmf::xml_escape(fs::path(path_).filename().string());
+    const std::string g = "/particles/" + xdmf::xml_escape(spec_.particle_group) + "/";
     const long nf = frames();
     const long long n = spec_.natoms;
     std::ostringstream os;

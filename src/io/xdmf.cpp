@@ -16,23 +16,34 @@
 
 namespace stratus::xdmf {
 
-namespace {
-
-std::string escape(const std::string& s) {
+std::string xml_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
+
+namespace {
 
 // "a b c" from an (x, y, z) triple, reversed to XDMF's (z, y, x).
 template <class T, class F>
@@ -44,10 +55,9 @@ void append_grid(std::ostringstream& os, const Mesh& mesh, const Frame& f, const
   const auto int_text = [](int v) { return std::to_string(v); };
   const auto node_text = [](int v) { return std::to_string(v + 1); };
   const std::string cells = zyx(mesh.cells, int_text);
-  os << pad << "<Grid Name=\"" << escape(f.name) << "\" GridType=\"Uniform\">\n";
+  os << pad << "<Grid Name=\"" << xml_escape(f.name) << "\" GridType=\"Uniform\">\n";
   os << pad << "  <Time Value=\"" << format_real(f.time) << "\"/>\n";
-  os << pad << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << zyx(mesh.cells, node_text)
-     << "\"/>\n";
+  os << pad << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << zyx(mesh.cells, node_text) << "\"/>\n";
   os << pad << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n";
   os << pad << "    <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
      << "Format=\"XML\">" << zyx(mesh.origin, format_real) << "</DataItem>\n";
@@ -55,9 +65,9 @@ void append_grid(std::ostringstream& os, const Mesh& mesh, const Frame& f, const
      << "Format=\"XML\">" << zyx(mesh.spacing, format_real) << "</DataItem>\n";
   os << pad << "  </Geometry>\n";
   for (const auto& field : f.fields) {
-    os << pad << "  <Attribute Name=\"" << escape(field) << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n";
-    os << pad << "    <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"" << cells
-       << "\">" << escape(f.h5_file) << ":/fields/" << escape(field) << "</DataItem>\n";
+    os << pad << "  <Attribute Name=\"" << xml_escape(field) << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n";
+    os << pad << "    <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"" << cells << "\">"
+       << xml_escape(f.h5_file) << ":/fields/" << xml_escape(field) << "</DataItem>\n";
     os << pad << "  </Attribute>\n";
   }
   os << pad << "</Grid>\n";
@@ -96,7 +106,7 @@ std::string frame_document(const Mesh& mesh, const Frame& frame) {
 std::string series_document(const std::string& name, const Mesh& mesh, const std::vector<Frame>& frames) {
   std::ostringstream os;
   os << kHead;
-  os << "    <Grid Name=\"" << escape(name) << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  os << "    <Grid Name=\"" << xml_escape(name) << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& f : frames) append_grid(os, mesh, f, "      ");
   os << "    </Grid>\n";
   os << kTail;
