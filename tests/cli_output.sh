@@ -242,4 +242,17 @@ compare_to() {
 for tag in "${TAGS3D[@]:1}"; do compare_to np1 "$tag"; done
 compare_to np1_2d np2_2d
 
+# (f) compressed snapshots (run.compression): the same values, with the shuffle and deflate filters.
+out_c=$T/out_np2_deflate
+"$MPIEXEC" -n 2 "$STRATUS" run "$T/deck3d.ini" --set "run.output_dir=$out_c" --set run.compression=4 \
+  > "$T/stdout_deflate" 2>&1 || { cat "$T/stdout_deflate" >&2; fail "np2 run with run.compression=4 failed"; }
+for s in "${SNAP_STEPS[@]}"; do
+  fc=$(snap_file "$out_c" "$s")
+  h5diff -q "$(snap_file "${OUT[np1]}" "$s")" "$fc" /fields/q /fields/q ||
+    fail "compressed snapshot $fc: /fields/q differs from the uncompressed np1 run"
+done
+h5dump -p -H "$fc" | grep -q "COMPRESSION DEFLATE { LEVEL 4 }" || fail "compressed snapshot $fc: no deflate filter"
+h5dump -p -H "$fc" | grep -q "PREPROCESSING SHUFFLE" || fail "compressed snapshot $fc: no shuffle filter"
+pass "run.compression=4 at np2: shuffle + deflate filters, /fields/q identical to np1 at steps ${SNAP_STEPS[*]}"
+
 echo "cli_output: all checks passed"

@@ -34,6 +34,9 @@ void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& ph
   reg.add_real("run.dt", 0.0, "s", "fixed time step (0: the largest stable step, every step)").at_least(0.0);
   reg.add_int("run.history_every", 1, "steps", "steps between rows of the history table").at_least(1);
   reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)").at_least(0);
+  reg.add_int("run.compression", 0, "", "deflate level of grid snapshot fields (shuffle + deflate; 0: off)")
+      .at_least(0)
+      .at_most(9);
   reg.add_int("run.progress_every", 0, "steps", "steps between progress lines (0: about 20 per run)").at_least(0);
 }
 
@@ -47,6 +50,7 @@ RunParams RunParams::from_deck(const Deck& deck) {
   p.dt = deck.get_real("run.dt");
   p.history_every = deck.get_int("run.history_every");
   p.snapshot_every = deck.get_int("run.snapshot_every");
+  p.compression = static_cast<int>(deck.get_int("run.compression"));
   p.progress_every = deck.get_int("run.progress_every");
   STRATUS_INPUT_REQUIRE(!p.name.empty() && p.name.find('/') == std::string::npos,
                         "key 'run.name' = '" << p.name << "' must be a non-empty file prefix without '/'");
@@ -81,8 +85,10 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     own_seconds += MPI_Wtime() - t0;
     auto fields = sim.grid_fields();
     if (!fields) return;
-    if (!writer)
+    if (!writer) {
       writer = std::make_unique<GridSnapshotWriter>(*fields->decomp, fields->grid, rp.output_dir, rp.name, prov);
+      writer->set_compression(rp.compression);
+    }
     const std::string path = writer->write(fields->data, fields->vars, sim.step(), sim.time());
     log::debug("wrote " + path);
   };

@@ -26,6 +26,7 @@ struct RunParams {
   double dt = 0.0;          // fixed step; 0 = the simulation's stable step
   long history_every = 1;   // steps between history rows
   long snapshot_every = 0;  // steps between snapshots; 0 = first and last only
+  int compression = 0;      // deflate level of grid snapshots (0: off)
   long progress_every = 0;  // steps between progress lines; 0 = about 20 lines per run
 
   static RunParams from_deck(const Deck& deck);

@@ -52,6 +52,9 @@ class GridSnapshotWriter {
   /// spent in write() (for the output-bandwidth line of the run summary).
   double bytes_written() const { return bytes_; }
   double seconds() const { return seconds_; }
+  /// Compresses the field datasets (shuffle + deflate at this level, 1..9; 0 = off, the default), one
+  /// chunk per rank's block. Readers need nothing special (HDF5 decompresses transparently).
+  void set_compression(int level) { deflate_ = level; }
 
  private:
   const CartDecomp& decomp_;
@@ -66,6 +69,7 @@ class GridSnapshotWriter {
   };
   std::vector<Frame> frames_;
   double bytes_ = 0.0, seconds_ = 0.0;
+  int deflate_ = 0;
 };
 
 /// The per-run history table: a CSV with a header row and one row per append(), written and flushed by
