@@ -42,7 +42,8 @@ struct Cli {
   std::vector<std::string> overrides;
   bool quiet = false, verbose = false;
   int bench_steps = 20;
-  int triad_mib = -1;  // -1: the default for the backend
+  int triad_mib = -1;   // -1: the default for the backend
+  std::string restart;  // run: a checkpoint, or "auto"
 };
 
 Cli parse_cli(int argc, char** argv) {
@@ -50,6 +51,8 @@ Cli parse_cli(int argc, char** argv) {
   opts.add_options()("help,h", "show this help")("version", "print the version")(
       "set,s", po::value<std::vector<std::string>>()->composing(), "override a deck key: --set section.key=value")(
       "quiet,q", "only warnings and errors")("verbose,v", "debug output")(
+      "restart", po::value<std::string>(),
+      "run: continue from checkpoint FILE, or 'auto' (the newest valid checkpoint of this run in run.output_dir)")(
       "steps", po::value<int>(), "bench: timed steps (default 20, after 2 untimed)")(
       "triad-mib", po::value<int>(),
       "bench: MiB per triad array and rank (default 1024 on a GPU, 256 on a CPU; 0 skips)");
@@ -85,6 +88,7 @@ Cli parse_cli(int argc, char** argv) {
   cli.verbose = vm.count("verbose") > 0;
   if (vm.count("steps")) cli.bench_steps = vm["steps"].as<int>();
   if (vm.count("triad-mib")) cli.triad_mib = vm["triad-mib"].as<int>();
+  if (vm.count("restart")) cli.restart = vm["restart"].as<std::string>();
   const std::string c = cli.command;
   if (c != "run" && c != "check" && c != "help-deck" && c != "info" && c != "bench")
     throw InputError("command line: unknown command '" + c + "'\n" + kUsage);
@@ -93,6 +97,8 @@ Cli parse_cli(int argc, char** argv) {
     throw InputError("command line: --set applies to 'run' and 'check' only");
   if ((vm.count("steps") || vm.count("triad-mib")) && c != "bench")
     throw InputError("command line: --steps and --triad-mib apply to 'bench' only");
+  if (vm.count("restart") && c != "run") throw InputError("command line: --restart applies to 'run' only");
+  if (vm.count("restart") && cli.restart.empty()) throw InputError("command line: --restart needs FILE or 'auto'");
   if (cli.bench_steps < 1) throw InputError("command line: --steps must be >= 1");
   if (vm.count("triad-mib") && cli.triad_mib < 0) throw InputError("command line: --triad-mib must be >= 0");
   return cli;
@@ -199,7 +205,7 @@ int run_command(const Cli& cli, const Runtime& rt) {
     return 0;
   }
   log::info(head.str());
-  const RunStatus st = run_simulation(*sim, deck, rp, rt.comm());
+  const RunStatus st = run_simulation(*sim, deck, rp, rt.comm(), cli.restart);
   if (sim->grid_fields())
     log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
               "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv");

@@ -3,3 +3,4 @@
 stratus_add_script_test(cli_errors cli_errors.sh)
 stratus_add_script_test(cli_output cli_output.sh)
 stratus_add_script_test(cli_climate cli_climate.sh)
+stratus_add_script_test(cli_restart cli_restart.sh)

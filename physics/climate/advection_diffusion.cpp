@@ -298,6 +298,10 @@ Diagnostics AdvectionDiffusion::diagnostics(double dt) {
   return d;
 }
 
+std::optional<GridFields> AdvectionDiffusion::checkpoint_fields() {
+  return GridFields{decomp_.get(), grid_, q_, {GridVariable{"q", "", 0}}};
+}
+
 std::optional<GridFields> AdvectionDiffusion::grid_fields() {
   return GridFields{decomp_.get(), grid_, q_, {GridVariable{"q", "tracer", 0}}};
 }

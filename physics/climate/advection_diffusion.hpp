@@ -63,6 +63,11 @@ class AdvectionDiffusion : public Simulation {
   long step() const override { return step_; }
   Diagnostics diagnostics(double dt) override;
   std::optional<GridFields> grid_fields() override;
+  std::optional<GridFields> checkpoint_fields() override;
+  void set_clock(long step, double time) override {
+    step_ = step;
+    time_ = time;
+  }
   double work_per_step() const override;
 
   /// The tracer field (var 0), ghosts included (tests).

@@ -676,6 +676,14 @@ void Euler::compute_output(const Field4D& out) const {
       });
 }
 
+std::optional<GridFields> Euler::checkpoint_fields() {
+  return GridFields{decomp_.get(),
+                    grid_,
+                    state_,
+                    {GridVariable{"rho_prime", "", 0}, GridVariable{"rho_u", "", 1}, GridVariable{"rho_v", "", 2},
+                     GridVariable{"rho_w", "", 3}, GridVariable{"rho_theta_prime", "", 4}}};
+}
+
 std::optional<GridFields> Euler::grid_fields() {
   if (out_.extent(0) == 0) out_ = grid_.allocate("euler::output", 6);
   compute_output(out_);

@@ -548,6 +548,11 @@ void ShallowWater::compute_output() const {
       });
 }
 
+std::optional<GridFields> ShallowWater::checkpoint_fields() {
+  return GridFields{
+      decomp_.get(), grid_, q_, {GridVariable{"h", "", 0}, GridVariable{"hu", "", 1}, GridVariable{"hv", "", 2}}};
+}
+
 std::optional<GridFields> ShallowWater::grid_fields() {
   compute_output();
   return GridFields{decomp_.get(),

@@ -1,6 +1,7 @@
 // Integrators, thermostats and kinetic reductions of the MD engine.
 #include "md/integrate.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -210,6 +211,19 @@ void NoseHooverChain::half_step(Particles& p, const TypeMass& mass, double dt, M
     veta_[k] = (veta_[k] * e + g(k) * dt4) * e;
   }
   veta_[m - 1] += g(m - 1) * dt4;
+}
+
+std::vector<double> NoseHooverChain::state() const {
+  std::vector<double> s(eta_);
+  s.insert(s.end(), veta_.begin(), veta_.end());
+  return s;
+}
+
+bool NoseHooverChain::set_state(const std::vector<double>& s) {
+  if (s.size() != 2 * eta_.size()) return false;
+  std::copy(s.begin(), s.begin() + static_cast<long>(eta_.size()), eta_.begin());
+  std::copy(s.begin() + static_cast<long>(eta_.size()), s.end(), veta_.begin());
+  return true;
 }
 
 double NoseHooverChain::energy() const {

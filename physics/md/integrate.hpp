@@ -90,6 +90,10 @@ class NoseHooverChain {
   void half_step(Particles& p, const TypeMass& mass, double dt, MPI_Comm comm);
   /// Energy of the chain (added to E to form the conserved quantity).
   double energy() const;
+  /// The chain's positions and velocities (eta..., veta...), for checkpoints.
+  std::vector<double> state() const;
+  /// Restores state(); false when the length does not match this chain.
+  bool set_state(const std::vector<double>& s);
 
  private:
   std::vector<double> eta_, veta_, q_;

@@ -12,6 +12,7 @@
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/checkpoint.hpp"
 #include "stratus/version.hpp"
 
 namespace stratus::md {
@@ -554,6 +555,135 @@ AtomData MDSimulation::gather() const {
   return all;
 }
 
+void MDSimulation::write_checkpoint(CheckpointWriter& w) {
+  // Per atom by id: type, position, velocity, image flags, the position at the last neighbor build and
+  // the (rank, row) it occupies, so that a restart on the same ranks rebuilds the same ghosts and lists
+  // and continues bit for bit.
+  const int n = atoms_.n_local;
+  auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);
+  auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.v);
+  auto hid = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.id);
+  auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.type);
+  auto him = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.image);
+  auto hb = Kokkos::create_mirror_view_and_copy(HostSpace(), list_->build_positions());
+  const std::size_t un = static_cast<std::size_t>(n);
+  std::vector<long long> id(un), type(un), image(3 * un), slot(2 * un);
+  std::vector<double> x(3 * un), v(3 * un), xb(3 * un);
+  for (int i = 0; i < n; ++i) {
+    const std::size_t k = static_cast<std::size_t>(i);
+    id[k] = hid(i);
+    type[k] = ht(i);
+    slot[2 * k] = pc_->rank();
+    slot[2 * k + 1] = i;
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t c = 3 * k + static_cast<std::size_t>(d);
+      x[c] = hx(i, d);
+      v[c] = hv(i, d);
+      xb[c] = hb(i, d);
+      image[c] = him(i, d);
+    }
+  }
+  w.write_rows("atom_type", natoms_, 1, id, type);
+  w.write_rows("atom_x", natoms_, 3, id, x);
+  w.write_rows("atom_v", natoms_, 3, id, v);
+  w.write_rows("atom_image", natoms_, 3, id, image);
+  w.write_rows("atom_x_build", natoms_, 3, id, xb);
+  w.write_rows("atom_slot", natoms_, 2, id, slot);
+  if (nhc_) w.write_values("md_nhc", nhc_->state());
+}
+
+void MDSimulation::read_checkpoint(CheckpointReader& r) {
+  const std::string file = "checkpoint '" + r.path() + "'";
+  STRATUS_INPUT_REQUIRE(r.has("atom_x") && r.has("atom_v") && r.has("atom_type") && r.has("atom_image"),
+                        file << " holds no atoms");
+  const long long n_all = r.rows("atom_x");
+  STRATUS_INPUT_REQUIRE(n_all == natoms_, file << " holds " << n_all << " atoms, the deck's system " << natoms_);
+  const auto x = r.read_rows("atom_x", 0, n_all, 3);
+  const auto v = r.read_rows("atom_v", 0, n_all, 3);
+  const auto type = r.read_rows_int("atom_type", 0, n_all, 1);
+  auto image = r.read_rows_int("atom_image", 0, n_all, 3);
+  for (long long t : type)
+    STRATUS_INPUT_REQUIRE(t >= 1 && t <= spec_.ntypes, file << ": atom type " << t << " outside 1.." << spec_.ntypes);
+  // Same rank count: every atom back in its (rank, row), ghosts and lists rebuilt from the positions of
+  // the last build, so the run continues bit for bit. Otherwise: atoms by position, in id order.
+  const bool same = r.meta().nranks == pc_->size() && r.has("atom_slot") && r.has("atom_x_build");
+  std::vector<long long> slot;
+  std::vector<double> xb;
+  if (same) {
+    slot = r.read_rows_int("atom_slot", 0, n_all, 2);
+    xb = r.read_rows("atom_x_build", 0, n_all, 3);
+  }
+  std::vector<std::pair<long long, long long>> mine;  // (order key, row)
+  auto xs = x;
+  for (long long a = 0; a < n_all; ++a) {
+    const std::size_t k = static_cast<std::size_t>(a);
+    if (same) {
+      if (slot[2 * k] == pc_->rank()) mine.emplace_back(slot[2 * k + 1], a);
+      continue;
+    }
+    for (int d = 0; d < 3; ++d) {  // wrap periodic coordinates (between rebuilds atoms may sit just outside)
+      double& c = xs[3 * k + static_cast<std::size_t>(d)];
+      const double lo = lo_[static_cast<std::size_t>(d)], len = hi_[static_cast<std::size_t>(d)] - lo;
+      if (!p_.periodic[static_cast<std::size_t>(d)]) continue;
+      const double shift = std::floor((c - lo) / len);
+      if (shift != 0.0) {
+        c -= shift * len;
+        image[3 * k + static_cast<std::size_t>(d)] += static_cast<long long>(shift);
+      }
+      if (c >= lo + len || c < lo) c = lo;
+    }
+    if (pc_->owns(xs[3 * k], xs[3 * k + 1], xs[3 * k + 2])) mine.emplace_back(a, a);
+  }
+  std::sort(mine.begin(), mine.end());
+  const int n = static_cast<int>(mine.size());
+  atoms_.reserve(std::max(n, 1));
+  atoms_.n_local = n;
+  atoms_.n_ghost = 0;
+  auto hx = Kokkos::create_mirror_view(atoms_.x);
+  auto hv = Kokkos::create_mirror_view(atoms_.v);
+  auto ht = Kokkos::create_mirror_view(atoms_.type);
+  auto hid = Kokkos::create_mirror_view(atoms_.id);
+  auto him = Kokkos::create_mirror_view(atoms_.image);
+  for (int i = 0; i < n; ++i) {
+    const std::size_t k = static_cast<std::size_t>(mine[static_cast<std::size_t>(i)].second);
+    hid(i) = static_cast<long long>(k) + 1;
+    ht(i) = static_cast<int>(type[k]);
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t c = 3 * k + static_cast<std::size_t>(d);
+      hx(i, d) = same ? xb[c] : xs[c];  // same layout: the build positions first, see below
+      hv(i, d) = v[c];
+      him(i, d) = static_cast<int>(image[c]);
+    }
+  }
+  Kokkos::deep_copy(atoms_.x, hx);
+  Kokkos::deep_copy(atoms_.v, hv);
+  Kokkos::deep_copy(atoms_.type, ht);
+  Kokkos::deep_copy(atoms_.id, hid);
+  Kokkos::deep_copy(atoms_.image, him);
+  Kokkos::deep_copy(atoms_.q, 0.0);
+  long long total = 0, local = n;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
+  STRATUS_INPUT_REQUIRE(total == natoms_, file << ": " << total << " of " << natoms_
+                                               << " atoms fall in this run's sub-domains (a damaged checkpoint?)");
+  pc_->borders(atoms_);
+  list_->build(atoms_.x, atoms_.n_local, atoms_.n_ghost, pc_->ghost_lo(), pc_->ghost_hi());
+  if (same) {  // now the current positions, and the ghosts follow as on any step between builds
+    for (int i = 0; i < n; ++i) {
+      const std::size_t k = static_cast<std::size_t>(mine[static_cast<std::size_t>(i)].second);
+      for (int d = 0; d < 3; ++d) hx(i, d) = x[3 * k + static_cast<std::size_t>(d)];
+    }
+    Kokkos::deep_copy(Kokkos::subview(atoms_.x, std::make_pair(0, n), Kokkos::ALL),
+                      Kokkos::subview(hx, std::make_pair(0, n), Kokkos::ALL));
+    pc_->forward(atoms_);
+  }
+  restarted_at_ = step_;
+  if (nhc_) {
+    STRATUS_INPUT_REQUIRE(r.has("md_nhc") && nhc_->set_state(r.read_values("md_nhc")),
+                          file << " holds no Nose-Hoover chain of length " << p_.nhc_chain);
+  }
+  compute_forces(true);
+}
+
 double MDSimulation::write_snapshot(const std::string& output_dir, const std::string& name) {
   if (!p_.trajectory) return 0.0;
   if (!trajectory_) {
@@ -572,7 +702,10 @@ double MDSimulation::write_snapshot(const std::string& output_dir, const std::st
     spec.velocities = p_.trajectory_velocities;
     spec.forces = p_.trajectory_forces;
     spec.creator_version = kVersion;
-    trajectory_ = std::make_unique<H5mdWriter>(pc_->comm(), output_dir + "/" + name + ".h5md", spec);
+    // A restarted run continues in a file of its own, so that the frames before the restart are kept.
+    char tag[32] = "";
+    if (restarted_at_ >= 0) std::snprintf(tag, sizeof tag, "_from_%08ld", restarted_at_);
+    trajectory_ = std::make_unique<H5mdWriter>(pc_->comm(), output_dir + "/" + name + tag + ".h5md", spec);
   }
   const int n = atoms_.n_local;
   auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);

@@ -98,6 +98,12 @@ class MDSimulation : public Simulation {
   std::string locate_nonfinite() override;
   void finish() override;
   double write_snapshot(const std::string& output_dir, const std::string& name) override;
+  void write_checkpoint(CheckpointWriter& w) override;
+  void read_checkpoint(CheckpointReader& r) override;
+  void set_clock(long step, double time) override {
+    step_ = step;
+    time_ = time;
+  }
   std::string length_unit() const override { return units_.length; }
   std::string time_unit() const override { return units_.time; }
 
@@ -144,6 +150,7 @@ class MDSimulation : public Simulation {
   double pe_local_ = 0.0, virial_local_ = 0.0;
   long ev_step_ = -1;        // step whose energy and virial pe_local_ and virial_local_ hold
   bool report_next_ = true;  // compute the energy and virial in the next step's force pass
+  long restarted_at_ = -1;   // the step a restart continued from (its trajectory gets a file of its own)
   double time_ = 0.0;
   long step_ = 0;
   int reneighbors_ = 0;

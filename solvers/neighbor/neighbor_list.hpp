@@ -56,6 +56,8 @@ class NeighborList {
   /// Largest neighbor count of one owned atom, and the total number of listed pairs.
   int max_neighbors() const { return max_neighbors_; }
   long long total_pairs() const { return total_pairs_; }
+  /// Owned positions at the last build (what needs_rebuild() compares against).
+  const ParticleVec& build_positions() const { return x_build_; }
   /// Bins per direction of the last build.
   Int3 bins() const { return nbin_; }
   int builds() const { return builds_; }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "io/checkpoint.hpp"
 
 namespace stratus {
 
@@ -34,6 +36,11 @@ void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& ph
   reg.add_real("run.dt", 0.0, "s", "fixed time step (0: the largest stable step, every step)").at_least(0.0);
   reg.add_int("run.history_every", 1, "steps", "steps between rows of the history table").at_least(1);
   reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)").at_least(0);
+  reg.add_int("run.checkpoint_every", 0, "steps",
+              "steps between checkpoints (NAME_chk_STEP.h5 in run.output_dir; also at the end and on "
+              "SIGTERM/SIGINT/SIGUSR1); 0: none")
+      .at_least(0);
+  reg.add_int("run.checkpoint_keep", 2, "", "checkpoints kept on disk (the oldest are deleted)").at_least(1);
   reg.add_int("run.compression", 0, "", "deflate level of grid snapshot fields (shuffle + deflate; 0: off)")
       .at_least(0)
       .at_most(9);
@@ -51,6 +58,8 @@ RunParams RunParams::from_deck(const Deck& deck) {
   p.history_every = deck.get_int("run.history_every");
   p.snapshot_every = deck.get_int("run.snapshot_every");
   p.compression = static_cast<int>(deck.get_int("run.compression"));
+  p.checkpoint_every = deck.get_int("run.checkpoint_every");
+  p.checkpoint_keep = static_cast<int>(deck.get_int("run.checkpoint_keep"));
   p.progress_every = deck.get_int("run.progress_every");
   STRATUS_INPUT_REQUIRE(!p.name.empty() && p.name.find('/') == std::string::npos,
                         "key 'run.name' = '" << p.name << "' must be a non-empty file prefix without '/'");
@@ -58,7 +67,88 @@ RunParams RunParams::from_deck(const Deck& deck) {
   return p;
 }
 
-RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm) {
+namespace {
+
+/// The owned cells of a grid state as one (var, k, j, i) block, i fastest (host copy).
+std::vector<double> owned_block(const GridFields& f) {
+  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), f.data);
+  const LocalGrid& g = f.grid;
+  std::vector<double> out;
+  out.reserve(f.vars.size() * static_cast<std::size_t>(g.owned_cells()));
+  for (const auto& v : f.vars)
+    for (int k = 0; k < g.n[2]; ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i) out.push_back(h(v.index, k + g.ng[2], j + g.ng[1], i + g.ng[0]));
+  return out;
+}
+
+void write_checkpoint(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm, int size) {
+  CheckpointMeta meta;
+  meta.physics = rp.physics;
+  meta.step = sim.step();
+  meta.time = sim.time();
+  meta.deck_text = deck.resolved_text();
+  meta.nranks = size;
+  CheckpointWriter w(comm, checkpoint_path(rp.output_dir, rp.name, sim.step()), meta);
+  if (auto f = sim.checkpoint_fields())
+    w.write_grid("fields", static_cast<int>(f->vars.size()), f->grid.global_n, f->grid.offset, f->grid.n,
+                 owned_block(*f));
+  sim.write_checkpoint(w);
+  w.commit(rp.checkpoint_keep);
+  log::info("wrote checkpoint " + w.path());
+}
+
+/// Restores sim (initialised) from a checkpoint; returns the step it continues from, or -1 when
+/// `restart` is "auto" and the run has no checkpoint at all yet (a fresh start, as in a job script that
+/// always passes --restart auto). Checkpoint files that all fail validation are an InputError.
+long restore(Simulation& sim, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+  std::string path = restart;
+  if (restart == "auto") {
+    path = newest_checkpoint(comm, rp.output_dir, rp.name);
+    if (path.empty()) {
+      int rank = 0, any = 0;
+      MPI_Comm_rank(comm, &rank);
+      if (rank == 0) {
+        std::error_code ec;
+        const std::string prefix = rp.name + "_chk_";
+        for (const auto& e : std::filesystem::directory_iterator(rp.output_dir, ec)) {
+          const std::string f = e.path().filename().string();
+          if (f.rfind(prefix, 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".h5") == 0) any = 1;
+        }
+      }
+      MPI_Bcast(&any, 1, MPI_INT, 0, comm);
+      if (any)
+        throw InputError("--restart auto: no valid checkpoint of run '" + rp.name + "' in '" + rp.output_dir +
+                         "' (every " + rp.name + "_chk_*.h5 there fails validation)");
+      log::info("--restart auto: no checkpoint of run '" + rp.name + "' in '" + rp.output_dir +
+                "' yet; starting from the beginning");
+      return -1;
+    }
+  }
+  CheckpointReader r(comm, path, rp.physics);
+  sim.set_clock(r.meta().step, r.meta().time);
+  if (auto f = sim.checkpoint_fields()) {
+    const int nvar = static_cast<int>(f->vars.size());
+    const std::vector<double> block = r.read_grid("fields", nvar, f->grid.global_n, f->grid.offset, f->grid.n);
+    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), f->data);
+    const LocalGrid& g = f->grid;
+    std::size_t p = 0;
+    for (const auto& v : f->vars)
+      for (int k = 0; k < g.n[2]; ++k)
+        for (int j = 0; j < g.n[1]; ++j)
+          for (int i = 0; i < g.n[0]; ++i) h(v.index, k + g.ng[2], j + g.ng[1], i + g.ng[0]) = block[p++];
+    Kokkos::deep_copy(f->data, h);
+  }
+  sim.read_checkpoint(r);
+  log::info("restarted from " + path + " at step " + std::to_string(r.meta().step) + ", t = " + fmt(r.meta().time) +
+            " " + sim.time_unit() + " (written on " + std::to_string(r.meta().nranks) + " rank(s))");
+  return r.meta().step;
+}
+
+}  // namespace
+
+RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm,
+                         const std::string& restart) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -67,6 +157,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
 
   timers.start("initialize");
   sim.initialize();
+  const long resume_step = restart.empty() ? -1 : restore(sim, rp, comm, restart);
   timers.stop("initialize");
 
   g_stop_signal = 0;
@@ -99,7 +190,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     if (!history) {
       std::vector<std::string> cols{"step", "time", "dt"};
       cols.insert(cols.end(), d.names.begin(), d.names.end());
-      history = std::make_unique<HistoryTable>(comm, rp.output_dir + "/" + rp.name + "_history.csv", cols);
+      history = std::make_unique<HistoryTable>(comm, rp.output_dir + "/" + rp.name + "_history.csv", cols, resume_step);
     }
     std::vector<double> row{static_cast<double>(sim.step()), sim.time(), dt};
     row.insert(row.end(), d.values.begin(), d.values.end());
@@ -130,6 +221,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   RunStatus status = RunStatus::completed;
   double last_dt = 0.0;
   long last_snapshot = sim.step();
+  long last_checkpoint = sim.step();
   const long step0 = sim.step();
   timers.start("evolve");
   while (sim.time() < rp.t_end - eps && (rp.max_steps == 0 || sim.step() - step0 < rp.max_steps)) {
@@ -150,6 +242,11 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       snapshot();
       last_snapshot = sim.step();
     }
+    if (rp.checkpoint_every > 0 && sim.step() % rp.checkpoint_every == 0) {
+      ScopedTimer t(timers, "checkpoint");
+      write_checkpoint(sim, deck, rp, comm, size);
+      last_checkpoint = sim.step();
+    }
     if (sim.step() % progress_every == 0) {
       const double el = MPI_Wtime() - wall0;
       log::info("step " + std::to_string(sim.step()) + "  t = " + fmt(sim.time()) + " " + sim.time_unit() +
@@ -167,6 +264,10 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   timers.stop("evolve");
   if (sim.step() % rp.history_every != 0) check_finite(record(last_dt));
   if (last_snapshot != sim.step()) snapshot();
+  if (rp.checkpoint_every > 0 && last_checkpoint != sim.step()) {  // the end, or a stop by a signal
+    ScopedTimer t(timers, "checkpoint");
+    write_checkpoint(sim, deck, rp, comm, size);
+  }
   sim.finish();
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);

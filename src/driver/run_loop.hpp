@@ -21,13 +21,15 @@ struct RunParams {
   std::string physics;
   std::string name;  // file prefix
   std::string output_dir;
-  double t_end = 0.0;       // [time unit]
-  long max_steps = 0;       // 0 = no limit
-  double dt = 0.0;          // fixed step; 0 = the simulation's stable step
-  long history_every = 1;   // steps between history rows
-  long snapshot_every = 0;  // steps between snapshots; 0 = first and last only
-  int compression = 0;      // deflate level of grid snapshots (0: off)
-  long progress_every = 0;  // steps between progress lines; 0 = about 20 lines per run
+  double t_end = 0.0;         // [time unit]
+  long max_steps = 0;         // 0 = no limit
+  double dt = 0.0;            // fixed step; 0 = the simulation's stable step
+  long history_every = 1;     // steps between history rows
+  long snapshot_every = 0;    // steps between snapshots; 0 = first and last only
+  int compression = 0;        // deflate level of grid snapshots (0: off)
+  long checkpoint_every = 0;  // steps between checkpoints; 0 = none
+  int checkpoint_keep = 2;    // checkpoints of the run kept on disk (older ones are deleted)
+  long progress_every = 0;    // steps between progress lines; 0 = about 20 lines per run
 
   static RunParams from_deck(const Deck& deck);
 };
@@ -35,7 +37,11 @@ struct RunParams {
 /// Exit status of a run: completed, or stopped early by a signal (after writing its final output).
 enum class RunStatus { completed = 0, interrupted = 3 };
 
-/// Collective. Runs `sim` (not yet initialised) to completion. Throws Error on divergence.
-RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& params, MPI_Comm comm);
+/// Collective. Runs `sim` (not yet initialised) to completion. Throws Error on divergence. With
+/// `restart` (a checkpoint path, or "auto" for the newest valid checkpoint of this run in its output
+/// directory) the state, step and time come from the checkpoint (InputError when it is missing, damaged
+/// or of another physics); the history table keeps its rows before the restart step.
+RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& params, MPI_Comm comm,
+                         const std::string& restart = "");
 
 }  // namespace stratus

@@ -17,6 +17,9 @@
 
 namespace stratus {
 
+class CheckpointWriter;
+class CheckpointReader;
+
 /// Named scalar diagnostics for the history table and the log (values identical on every rank).
 struct Diagnostics {
   std::vector<std::string> names;
@@ -74,6 +77,15 @@ class Simulation {
   /// Collective. A reason to stop the run although every diagnostic is finite (e.g. a CFL number past the
   /// scheme's limit), or empty to go on.
   virtual std::string divergence(const Diagnostics&) { return {}; }
+  /// Collective. The prognostic grid state a restart needs (its owned cells go into checkpoints; the
+  /// physics refills ghosts itself), or nothing.
+  virtual std::optional<GridFields> checkpoint_fields() { return std::nullopt; }
+  /// Collective. State beyond checkpoint_fields() (particles, thermostats) into / out of a checkpoint;
+  /// read_checkpoint runs after initialize() and may throw InputError for a checkpoint that does not fit.
+  virtual void write_checkpoint(CheckpointWriter&) {}
+  virtual void read_checkpoint(CheckpointReader&) {}
+  /// Sets the step and time reached (after a restart).
+  virtual void set_clock(long step, double time) = 0;
   /// Collective. Called once after the last step and the final output (e.g. to write a data file).
   virtual void finish() {}
   /// Units of length and time, for output attributes.

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
@@ -296,7 +297,8 @@ std::string format_value(double v) {
 
 }  // namespace
 
-HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns)
+HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns,
+                           long resume_step)
     : path_(path), ncol_(columns.size()), comm_(comm) {
   STRATUS_REQUIRE(!columns.empty(), "history table '" << path << "': no columns");
   int rank = 0;
@@ -308,10 +310,21 @@ HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::ve
     try {
       const fs::path parent = fs::path(path).parent_path();
       if (!parent.empty()) fs::create_directories(parent);
+      std::vector<std::string> kept;  // a restarted run keeps the rows before its first step
+      if (resume_step >= 0) {
+        std::ifstream old(path);
+        std::string line;
+        std::getline(old, line);  // header
+        while (std::getline(old, line))
+          if (!line.empty() && std::strtod(line.c_str(), nullptr) < static_cast<double>(resume_step))
+            kept.push_back(line);
+      }
       out_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
       if (!*out_) throw Error(std::strerror(errno));
       for (std::size_t c = 0; c < columns.size(); ++c) *out_ << (c ? "," : "") << csv_field(columns[c]);
-      *out_ << '\n' << std::flush;
+      *out_ << '\n';
+      for (const auto& l : kept) *out_ << l << '\n';
+      *out_ << std::flush;
       if (!*out_) throw Error("write failed");
     } catch (const std::exception& e) {
       ok = false;

@@ -76,8 +76,9 @@ class GridSnapshotWriter {
 /// rank 0 only (other ranks hold no file). Values print with 17 significant digits.
 class HistoryTable {
  public:
-  /// Creates (truncates) the file on rank 0, creating the directory if needed.
-  HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns);
+  /// Creates (truncates) the file on rank 0, creating the directory if needed. With resume_step >= 0
+  /// (a restarted run) the rows of an existing file for steps before resume_step are kept.
+  HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns, long resume_step = -1);
   /// values.size() must equal the number of columns; call on every rank (only rank 0 writes).
   void append(const std::vector<double>& values);
   const std::string& path() const { return path_; }
