@@ -104,6 +104,7 @@ pid=$!
 sleep 2
 kill -KILL $pid 2> /dev/null || true
 wait $pid 2> /dev/null || true
+if ls "$k"/*.tmp > /dev/null 2>&1; then echo "info: the kill came while a checkpoint was being written (a .tmp is left)"; fi
 run_ok 1 "${MD[@]}" --set run.output_dir="$k" --set run.max_steps=2 --set run.checkpoint_every=1 --restart auto
 steps=$(cut -d, -f1 "$k/lj_melt_history.csv" | tail -n +2 | tr '\n' ' ')
 [[ $steps == 0\ * ]] || fail "after the kill and restart the history starts at '$steps'"

@@ -291,6 +291,34 @@ void MDSimulation::build_system(AtomData& all) const {
     }
 }
 
+void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
+  const int n = static_cast<int>(rows.size());
+  atoms_.reserve(std::max(n, 1));
+  atoms_.n_local = n;
+  atoms_.n_ghost = 0;
+  auto hx = Kokkos::create_mirror_view(atoms_.x);
+  auto hv = Kokkos::create_mirror_view(atoms_.v);
+  auto ht = Kokkos::create_mirror_view(atoms_.type);
+  auto hid = Kokkos::create_mirror_view(atoms_.id);
+  auto him = Kokkos::create_mirror_view(atoms_.image);
+  for (int i = 0; i < n; ++i) {
+    const AtomRow& r = rows[static_cast<std::size_t>(i)];
+    hid(i) = r.id;
+    ht(i) = r.type;
+    for (int d = 0; d < 3; ++d) {
+      hx(i, d) = r.x[d];
+      hv(i, d) = r.v[d];
+      him(i, d) = r.image[d];
+    }
+  }
+  Kokkos::deep_copy(atoms_.x, hx);
+  Kokkos::deep_copy(atoms_.v, hv);
+  Kokkos::deep_copy(atoms_.type, ht);
+  Kokkos::deep_copy(atoms_.id, hid);
+  Kokkos::deep_copy(atoms_.image, him);
+  Kokkos::deep_copy(atoms_.q, 0.0);
+}
+
 void MDSimulation::initialize() {
   AtomData all;
   build_system(all);
@@ -330,33 +358,19 @@ void MDSimulation::initialize() {
   std::vector<std::size_t> mine;
   for (std::size_t i = 0; i < all.natoms(); ++i)
     if (pc_->owns(all.x[i][0], all.x[i][1], all.x[i][2])) mine.push_back(i);
-  const int n = static_cast<int>(mine.size());
-  atoms_.reserve(std::max(n, 1));
-  atoms_.n_local = n;
-  atoms_.n_ghost = 0;
-  {
-    auto hx = Kokkos::create_mirror_view(atoms_.x);
-    auto hv = Kokkos::create_mirror_view(atoms_.v);
-    auto ht = Kokkos::create_mirror_view(atoms_.type);
-    auto hid = Kokkos::create_mirror_view(atoms_.id);
-    auto him = Kokkos::create_mirror_view(atoms_.image);
-    for (int k = 0; k < n; ++k) {
-      const std::size_t i = mine[static_cast<std::size_t>(k)];
-      for (int d = 0; d < 3; ++d) {
-        hx(k, d) = all.x[i][static_cast<std::size_t>(d)];
-        hv(k, d) = all.v[i][static_cast<std::size_t>(d)];
-        him(k, d) = all.image[i][static_cast<std::size_t>(d)];
-      }
-      ht(k) = all.type[i];
-      hid(k) = all.id[i];
+  std::vector<AtomRow> rows;
+  rows.reserve(mine.size());
+  for (const std::size_t i : mine) {
+    AtomRow r{all.id[i], all.type[i], {}, {}, {}};
+    for (std::size_t d = 0; d < 3; ++d) {
+      r.x[d] = all.x[i][d];
+      r.v[d] = all.v[i][d];
+      r.image[d] = all.image[i][d];
     }
-    Kokkos::deep_copy(atoms_.x, hx);
-    Kokkos::deep_copy(atoms_.v, hv);
-    Kokkos::deep_copy(atoms_.type, ht);
-    Kokkos::deep_copy(atoms_.id, hid);
-    Kokkos::deep_copy(atoms_.image, him);
-    Kokkos::deep_copy(atoms_.q, 0.0);
+    rows.push_back(r);
   }
+  set_owned_atoms(rows);
+  const int n = atoms_.n_local;
   long long total = 0, local = n;
   STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
   STRATUS_REQUIRE(total == natoms_,
@@ -636,31 +650,19 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
   }
   std::sort(mine.begin(), mine.end());
   const int n = static_cast<int>(mine.size());
-  atoms_.reserve(std::max(n, 1));
-  atoms_.n_local = n;
-  atoms_.n_ghost = 0;
-  auto hx = Kokkos::create_mirror_view(atoms_.x);
-  auto hv = Kokkos::create_mirror_view(atoms_.v);
-  auto ht = Kokkos::create_mirror_view(atoms_.type);
-  auto hid = Kokkos::create_mirror_view(atoms_.id);
-  auto him = Kokkos::create_mirror_view(atoms_.image);
+  std::vector<AtomRow> rows(mine.size());
   for (int i = 0; i < n; ++i) {
     const std::size_t k = static_cast<std::size_t>(mine[static_cast<std::size_t>(i)].second);
-    hid(i) = static_cast<long long>(k) + 1;
-    ht(i) = static_cast<int>(type[k]);
-    for (int d = 0; d < 3; ++d) {
-      const std::size_t c = 3 * k + static_cast<std::size_t>(d);
-      hx(i, d) = same ? xb[c] : xs[c];  // same layout: the build positions first, see below
-      hv(i, d) = v[c];
-      him(i, d) = static_cast<int>(image[c]);
+    AtomRow& row = rows[static_cast<std::size_t>(i)];
+    row.id = static_cast<long long>(k) + 1;
+    row.type = static_cast<int>(type[k]);
+    for (std::size_t d = 0; d < 3; ++d) {
+      row.x[d] = same ? xb[3 * k + d] : xs[3 * k + d];  // same layout: the build positions first, see below
+      row.v[d] = v[3 * k + d];
+      row.image[d] = static_cast<int>(image[3 * k + d]);
     }
   }
-  Kokkos::deep_copy(atoms_.x, hx);
-  Kokkos::deep_copy(atoms_.v, hv);
-  Kokkos::deep_copy(atoms_.type, ht);
-  Kokkos::deep_copy(atoms_.id, hid);
-  Kokkos::deep_copy(atoms_.image, him);
-  Kokkos::deep_copy(atoms_.q, 0.0);
+  set_owned_atoms(rows);
   long long total = 0, local = n;
   STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
   STRATUS_INPUT_REQUIRE(total == natoms_, file << ": " << total << " of " << natoms_
@@ -668,6 +670,7 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
   pc_->borders(atoms_);
   list_->build(atoms_.x, atoms_.n_local, atoms_.n_ghost, pc_->ghost_lo(), pc_->ghost_hi());
   if (same) {  // now the current positions, and the ghosts follow as on any step between builds
+    auto hx = Kokkos::create_mirror_view(atoms_.x);
     for (int i = 0; i < n; ++i) {
       const std::size_t k = static_cast<std::size_t>(mine[static_cast<std::size_t>(i)].second);
       for (int d = 0; d < 3; ++d) hx(i, d) = x[3 * k + static_cast<std::size_t>(d)];

@@ -127,7 +127,16 @@ class MDSimulation : public Simulation {
   int reneighbors() const { return reneighbors_; }
 
  private:
+  /// One owned atom on the host.
+  struct AtomRow {
+    long long id;
+    int type;
+    double x[3], v[3];
+    int image[3];
+  };
   void build_system(AtomData& all) const;
+  /// Replaces the owned atoms (no ghosts) by rows, on the device.
+  void set_owned_atoms(const std::vector<AtomRow>& rows);
   void rebuild();
   void compute_forces(bool energy);
 

@@ -170,27 +170,6 @@ h5::Dataset make_dataset(hid_t loc, const std::string& name, hid_t file_type, co
   return ds;
 }
 
-/// Collectively writes the block `count` at `start` of `ds` from buf (select false: nothing).
-void write_block(hid_t ds, hid_t mem_type, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
-                 bool select, const void* buf, hid_t dxpl, const std::string& what) {
-  h5::Dataspace filespace(H5Dget_space(ds), "get dataspace of " + what);
-  // A dataset without elements has no storage to write to (the same on every rank).
-  if (H5Sget_simple_extent_npoints(filespace.get()) == 0) return;
-  h5::Dataspace memspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
-                         "create memory dataspace for " + what);
-  for (hsize_t c : count) select = select && c > 0;
-  if (select) {
-    h5::check_status(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-                     "select hyperslab of " + what);
-  } else {
-    h5::check_status(H5Sselect_none(filespace.get()), "select nothing in " + what);
-    h5::check_status(H5Sselect_none(memspace.get()), "select nothing in memory for " + what);
-  }
-  static const double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
-  h5::check_status(H5Dwrite(ds, mem_type, memspace.get(), filespace.get(), dxpl, select ? buf : &dummy),
-                   "write " + what);
-}
-
 long long block_begin(long long r, long long natoms, long long nranks) { return r * natoms / nranks; }
 
 /// The rank whose block of rows holds `row`: the largest r with r N / P <= row.
@@ -297,7 +276,7 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& final_path,
   h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values of " + what);
   h5::Dataset deck(H5Dcreate2(f, "deck", text.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                    "create " + what);
-  write_block(deck.get(), text.get(), {0}, {1}, rank_ == 0, meta.deck_text.c_str(), dxpl_.get(), what);
+  h5::write_selection(deck.get(), text.get(), {0}, {1}, rank_ == 0, meta.deck_text.c_str(), dxpl_.get(), what);
   deck.close("close " + what);
 }
 
@@ -346,7 +325,7 @@ void CheckpointWriter::write_grid(const std::string& name, int nvar, Int3 global
                                    static_cast<hsize_t>(extent[1]), static_cast<hsize_t>(extent[0])};
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, H5T_IEEE_F64LE, dims, "grid", what);
-  write_block(ds.get(), H5T_NATIVE_DOUBLE, start, count, true, data.data(), dxpl_.get(), what);
+  h5::write_selection(ds.get(), H5T_NATIVE_DOUBLE, start, count, true, data.data(), dxpl_.get(), what);
   ds.close("close " + what);
 }
 
@@ -441,8 +420,8 @@ void CheckpointWriter::write_rows_impl(const std::string& name, long long natoms
   const std::vector<hsize_t> dims{static_cast<hsize_t>(natoms), static_cast<hsize_t>(ncomp)};
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, TypeOf<T>::file(), dims, "rows", what);
-  write_block(ds.get(), TypeOf<T>::mem(), {static_cast<hsize_t>(row0), 0},
-              {static_cast<hsize_t>(nloc), static_cast<hsize_t>(ncomp)}, true, block.data(), dxpl_.get(), what);
+  h5::write_selection(ds.get(), TypeOf<T>::mem(), {static_cast<hsize_t>(row0), 0},
+                      {static_cast<hsize_t>(nloc), static_cast<hsize_t>(ncomp)}, true, block.data(), dxpl_.get(), what);
   ds.close("close " + what);
 }
 
@@ -453,7 +432,8 @@ void CheckpointWriter::write_values(const std::string& name, const std::vector<d
   STRATUS_MPI_CHECK(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm_));
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, H5T_IEEE_F64LE, {static_cast<hsize_t>(n)}, "values", what);
-  write_block(ds.get(), H5T_NATIVE_DOUBLE, {0}, {static_cast<hsize_t>(n)}, rank_ == 0, v.data(), dxpl_.get(), what);
+  h5::write_selection(ds.get(), H5T_NATIVE_DOUBLE, {0}, {static_cast<hsize_t>(n)}, rank_ == 0, v.data(), dxpl_.get(),
+                      what);
   ds.close("close " + what);
 }
 

@@ -147,20 +147,7 @@ void write_block(hid_t loc, const std::string& name, hid_t mem_type, const std::
                  hid_t dxpl, bool extend) {
   h5::Dataset ds(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "open dataset " + name);
   if (extend) h5::check_status(H5Dset_extent(ds.get(), dims.data()), "extend dataset " + name);
-  h5::Dataspace filespace(H5Dget_space(ds.get()), "get dataspace of " + name);
-  const int rank = static_cast<int>(count.size());
-  h5::Dataspace memspace(H5Screate_simple(rank, count.data(), nullptr), "create memory dataspace for " + name);
-  for (hsize_t c : count) select = select && c > 0;
-  if (select) {
-    h5::check_status(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-                     "select hyperslab of " + name);
-  } else {
-    h5::check_status(H5Sselect_none(filespace.get()), "select nothing in " + name);
-    h5::check_status(H5Sselect_none(memspace.get()), "select nothing in memory for " + name);
-  }
-  static const double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
-  h5::check_status(H5Dwrite(ds.get(), mem_type, memspace.get(), filespace.get(), dxpl, select ? buf : &dummy),
-                   "write dataset " + name);
+  h5::write_selection(ds.get(), mem_type, start, count, select, buf, dxpl, "dataset " + name);
   ds.close("close dataset " + name);
 }
 

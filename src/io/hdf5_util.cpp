@@ -33,8 +33,7 @@ herr_t first_message(unsigned n, const H5E_error2_t* err, void* out) {
   return 0;
 }
 
-void write_raw(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
-               std::size_t n) {
+void write_raw(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type, const void* data, std::size_t n) {
   const std::string what = "attribute '" + name + "'";
   Dataspace space;
   if (n == 0) {
@@ -43,8 +42,7 @@ void write_raw(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_ty
     const hsize_t dims[1] = {static_cast<hsize_t>(n)};
     space = Dataspace(H5Screate_simple(1, dims, nullptr), "create dataspace for " + what);
   }
-  Attribute attr(H5Acreate2(obj, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                 "create " + what);
+  Attribute attr(H5Acreate2(obj, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), "create " + what);
   check_status(H5Awrite(attr.get(), mem_type, data), "write " + what);
   attr.close("close " + what);
 }
@@ -96,6 +94,26 @@ void write_attribute_f64(hid_t obj, const std::string& name, const double* value
 void write_attribute_i32(hid_t obj, const std::string& name, const int* values, std::size_t n) {
   STRATUS_REQUIRE(n > 0, "attribute '" << name << "': empty array");
   write_raw(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, values, n);
+}
+
+void write_selection(hid_t ds, hid_t mem_type, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                     bool select, const void* buf, hid_t dxpl, const std::string& what) {
+  h5::Dataspace filespace(H5Dget_space(ds), "get dataspace of " + what);
+  // A dataset without elements has no storage to write to (the same on every rank).
+  if (H5Sget_simple_extent_npoints(filespace.get()) == 0) return;
+  h5::Dataspace memspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                         "create memory dataspace for " + what);
+  for (hsize_t c : count) select = select && c > 0;
+  if (select) {
+    h5::check_status(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+                     "select hyperslab of " + what);
+  } else {
+    h5::check_status(H5Sselect_none(filespace.get()), "select nothing in " + what);
+    h5::check_status(H5Sselect_none(memspace.get()), "select nothing in memory for " + what);
+  }
+  static const double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
+  h5::check_status(H5Dwrite(ds, mem_type, memspace.get(), filespace.get(), dxpl, select ? buf : &dummy),
+                   "write " + what);
 }
 
 }  // namespace stratus::h5

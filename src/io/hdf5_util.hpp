@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace stratus::h5 {
 
@@ -90,5 +91,11 @@ void write_attribute_i64(hid_t obj, const std::string& name, std::int64_t value)
 void write_attribute_i32(hid_t obj, const std::string& name, int value);
 void write_attribute_f64(hid_t obj, const std::string& name, const double* values, std::size_t n);
 void write_attribute_i32(hid_t obj, const std::string& name, const int* values, std::size_t n);
+
+/// Writes the block `count` at `start` of dataset ds from buf through transfer list dxpl (collective when
+/// dxpl says so: every rank calls, a rank with select false or an empty count writes nothing). A dataset
+/// without elements is skipped (it has no storage). `what` names the dataset in errors.
+void write_selection(hid_t ds, hid_t mem_type, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                     bool select, const void* buf, hid_t dxpl, const std::string& what);
 
 }  // namespace stratus::h5
