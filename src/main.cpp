@@ -148,8 +148,9 @@ int bench_command(const Cli& cli, Simulation& sim, const Runtime& rt, const std:
        << " MiB per rank, " << rt.size() << " rank(s), 10 repetitions)\n";
   }
   const StepResult sr = time_steps(sim, 2, cli.bench_steps, rt.comm());
-  os << "bench: " << physics << " " << fmt(sr.work_per_second) << " updates/s, " << fmt(sr.seconds_per_step * 1e3)
-     << " ms per step (" << sr.steps << " steps after 2 untimed, no output or diagnostics)\n";
+  os << "bench: " << physics << " " << fmt(sr.work_per_second) << " " << sim.work_unit() << "/s, "
+     << fmt(sr.seconds_per_step * 1e3) << " ms per step (" << sr.steps
+     << " steps after 2 untimed, no output or diagnostics)\n";
   if (roof > 0.0 && sr.bytes_per_update > 0.0) {
     const double gbs = sr.work_per_second * sr.bytes_per_update / 1e9;
     os << "bench: " << physics << " moves " << fmt(sr.bytes_per_update) << " bytes per update at least: " << fmt(gbs)
