@@ -86,6 +86,19 @@ for c in "euler_2d|$root/inputs/climate/thermal.ini --set grid.nx=4096 --set gri
     say "$name: FAIL, see $logs/bench_$name.log"; fail=$((fail + 1))
   fi
 done
+# MD: the LJ melt at 32,000 and 864,000 atoms with full neighbor lists (the GPU default), and with half
+# lists (ScatterView atomics) at 864,000 for comparison; atom-steps/s.
+md_bench() {  # md_bench NAME CELLS_PER_EDGE NEIGHBOR
+  if "$b/bin/stratus" bench "$root/inputs/md/lj_melt.ini" --steps 50 --triad-mib 0 --set "md.cells=$2 $2 $2" \
+       --set "md.neighbor=$3" >"$logs/bench_$1.log" 2>&1; then
+    say "$1: $(grep '^bench: md' "$logs/bench_$1.log" | sed 's/^bench: //')"
+  else
+    say "$1: FAIL, see $logs/bench_$1.log"; fail=$((fail + 1))
+  fi
+}
+md_bench md_32k 20 auto
+md_bench md_864k 60 auto
+md_bench md_864k_half 60 half
 if timeout 300 "$b/bin/mpiexec" -n 2 </dev/null "$b/bin/stratus" bench --steps 50 --triad-mib 0 --set grid.nx=256 --set grid.ny=256 --set grid.nz=256 >"$logs/bench_np2.log" 2>&1; then
   say "3D 256^3, 2 ranks on one GPU (host-staged halo): $(grep '^bench: advection' "$logs/bench_np2.log" | sed 's/^bench: //')"
 else
