@@ -179,6 +179,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     if (!writer) {
       writer = std::make_unique<GridSnapshotWriter>(*fields->decomp, fields->grid, rp.output_dir, rp.name, prov);
       writer->set_compression(rp.compression);
+      if (resume_step >= 0) writer->resume_before(resume_step);
     }
     const std::string path = writer->write(fields->data, fields->vars, sim.step(), sim.time());
     log::debug("wrote " + path);

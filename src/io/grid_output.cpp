@@ -9,6 +9,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -200,6 +201,36 @@ GridSnapshotWriter::GridSnapshotWriter(const CartDecomp& decomp, const LocalGrid
 
 GridSnapshotWriter::~GridSnapshotWriter() = default;
 
+void GridSnapshotWriter::resume_before(long step) {
+  earlier_.clear();
+  if (decomp_.rank() != 0) return;
+  const std::string lead = prefix_ + "_";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string f = it->path().filename().string();
+    // prefix_NNNNNN.h5 with a step below `step`
+    if (f.size() <= lead.size() + 3 || f.compare(0, lead.size(), lead) != 0 || f.compare(f.size() - 3, 3, ".h5") != 0)
+      continue;
+    const std::string digits = f.substr(lead.size(), f.size() - lead.size() - 3);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long s = std::stol(digits);
+    if (s >= step) continue;
+    h5::QuietErrors quiet;
+    const hid_t file = H5Fopen(it->path().string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) continue;
+    double t = 0.0;
+    bool ok = false;
+    if (H5Aexists(file, "time") > 0) {
+      const hid_t a = H5Aopen(file, "time", H5P_DEFAULT);
+      ok = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &t) >= 0;
+      if (a >= 0) H5Aclose(a);
+    }
+    H5Fclose(file);
+    if (ok) earlier_.push_back(Frame{f, s, t, {}});
+  }
+  std::sort(earlier_.begin(), earlier_.end(), [](const Frame& a, const Frame& b) { return a.step < b.step; });
+}
+
 std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<GridVariable>& vars, long step,
                                       double time) {
   const double t0 = MPI_Wtime();
@@ -251,6 +282,10 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
         return x;
       };
       std::vector<xdmf::Frame> series;
+      for (Frame f : earlier_) {
+        f.vars = vars;  // the same physics and deck wrote them
+        series.push_back(to_xdmf(f));
+      }
       for (const auto& f : frames) series.push_back(to_xdmf(f));
       xdmf::write_text_atomically((fs::path(dir_) / (base + ".xmf")).string(),
                                   xdmf::frame_document(mesh, to_xdmf(frame)));

@@ -55,6 +55,9 @@ class GridSnapshotWriter {
   /// Compresses the field datasets (shuffle + deflate at this level, 1..9; 0 = off, the default), one
   /// chunk per rank's block. Readers need nothing special (HDF5 decompresses transparently).
   void set_compression(int level) { deflate_ = level; }
+  /// A restarted run: the series file will also list this prefix's snapshots already in the directory
+  /// for steps before `step` (rank 0 reads their times; unreadable files are left out).
+  void resume_before(long step);
 
  private:
   const CartDecomp& decomp_;
@@ -68,6 +71,7 @@ class GridSnapshotWriter {
     std::vector<GridVariable> vars;
   };
   std::vector<Frame> frames_;
+  std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
 };
