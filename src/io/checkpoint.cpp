@@ -31,6 +31,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/checkpoint_detail.hpp"
+#include "io/row_exchange.hpp"
 #include "stratus/version.hpp"
 
 namespace stratus {
@@ -168,14 +169,6 @@ h5::Dataset make_dataset(hid_t loc, const std::string& name, hid_t file_type, co
                  "create " + what);
   h5::write_attribute(ds.get(), "kind", kind);
   return ds;
-}
-
-long long block_begin(long long r, long long natoms, long long nranks) { return r * natoms / nranks; }
-
-/// The rank whose block of rows holds `row`: the largest r with r N / P <= row.
-int row_owner(long long row, long long natoms, int nranks) {
-  const long long r = ((row + 1) * nranks - 1) / natoms;
-  return static_cast<int>(std::min<long long>(r, nranks - 1));
 }
 
 }  // namespace
@@ -363,65 +356,20 @@ void CheckpointWriter::write_rows_impl(const std::string& name, long long natoms
     throw Error(where + "the ranks hold " + std::to_string(counts[2]) + " atoms in all, not " + std::to_string(natoms));
   }
 
-  // 2. Records (file row, then ncomp values) to the ranks owning the rows.
-  const std::size_t words = 1 + static_cast<std::size_t>(ncomp);
-  std::vector<int> send_count(size_, 0), recv_count(size_, 0), send_displ(size_ + 1, 0), recv_displ(size_ + 1, 0);
-  std::vector<int> owner(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    owner[i] = row_owner(id[i] - 1, natoms, size_);
-    ++send_count[owner[i]];
-  }
-  for (int r = 0; r < size_; ++r) send_displ[r + 1] = send_displ[r] + send_count[r];
-  std::vector<char> send(std::max<std::size_t>(n * words * 8, 1));
-  {
-    std::vector<int> next(send_displ.begin(), send_displ.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      char* p = &send[static_cast<std::size_t>(next[owner[i]]++) * words * 8];
-      const std::int64_t row = id[i] - 1;
-      std::memcpy(p, &row, 8);
-      std::memcpy(p + 8, &values[i * (words - 1)], 8 * (words - 1));
-    }
-  }
-  STRATUS_MPI_CHECK(MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm_));
-  for (int r = 0; r < size_; ++r) recv_displ[r + 1] = recv_displ[r] + recv_count[r];
-  const std::size_t nrecv = static_cast<std::size_t>(recv_displ[size_]);
-  std::vector<char> recv(std::max<std::size_t>(nrecv * words * 8, 1));
-  MPI_Datatype record = MPI_DATATYPE_NULL;
-  STRATUS_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(words * 8), MPI_BYTE, &record));
-  STRATUS_MPI_CHECK(MPI_Type_commit(&record));
-  const int rc = MPI_Alltoallv(send.data(), send_count.data(), send_displ.data(), record, recv.data(),
-                               recv_count.data(), recv_displ.data(), record, comm_);
-  MPI_Type_free(&record);
-  STRATUS_MPI_CHECK(rc);
-
-  // 3. This rank's block of rows, in row order; a row met twice means another is missing.
-  const long long row0 = block_begin(rank_, natoms, size_);
-  const std::size_t nloc = static_cast<std::size_t>(block_begin(rank_ + 1, natoms, size_) - row0);
-  std::vector<T> block(nloc * (words - 1));
-  std::vector<char> seen(nloc, 0);
-  long long duplicates = 0;
-  for (std::size_t k = 0; k < nrecv; ++k) {
-    const char* p = &recv[k * words * 8];
-    std::int64_t row = 0;
-    std::memcpy(&row, p, 8);
-    const std::size_t j = static_cast<std::size_t>(row - row0);
-    if (seen[j]++) {
-      ++duplicates;
-      continue;
-    }
-    std::memcpy(&block[j * (words - 1)], p + 8, 8 * (words - 1));
-  }
-  STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &duplicates, 1, MPI_LONG_LONG, MPI_SUM, comm_));
-  if (duplicates > 0) {
-    throw Error(where + std::to_string(duplicates) + " id(s) given more than once, so as many are missing");
-  }
+  // 2. Each rank gets its block of rows (ncomp values each), in row order.
+  const std::size_t nc = static_cast<std::size_t>(ncomp);
+  const RowBlock rows = route_rows(
+      comm_, natoms, id, 8 * nc, [&](std::size_t i, char* out) { std::memcpy(out, &values[i * nc], 8 * nc); }, where);
+  const long long row0 = rows.row0;
+  const std::size_t nloc = rows.count;
 
   // 4. One collective hyperslab write.
   const std::vector<hsize_t> dims{static_cast<hsize_t>(natoms), static_cast<hsize_t>(ncomp)};
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, TypeOf<T>::file(), dims, "rows", what);
   h5::write_selection(ds.get(), TypeOf<T>::mem(), {static_cast<hsize_t>(row0), 0},
-                      {static_cast<hsize_t>(nloc), static_cast<hsize_t>(ncomp)}, true, block.data(), dxpl_.get(), what);
+                      {static_cast<hsize_t>(nloc), static_cast<hsize_t>(ncomp)}, true, rows.data.data(), dxpl_.get(),
+                      what);
   ds.close("close " + what);
 }
 

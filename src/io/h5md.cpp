@@ -22,6 +22,7 @@
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/row_exchange.hpp"
 #include "io/xdmf.hpp"
 #include "stratus/version.hpp"
 
@@ -30,15 +31,6 @@ namespace stratus {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// First file row of rank r's block (r in 0..P); natoms * P fits in a long long (checked by the writer).
-long long block_begin(long long r, long long natoms, long long nranks) { return r * natoms / nranks; }
-
-/// The rank whose block holds `row`: the largest r with r N / P <= row.
-int row_owner(long long row, long long natoms, int nranks) {
-  const long long r = ((row + 1) * nranks - 1) / natoms;
-  return static_cast<int>(std::min<long long>(r, nranks - 1));
-}
 
 /// True for units H5MD readers cannot know: empty, or made only of the reduced Lennard-Jones symbols.
 bool is_reduced_unit(const std::string& unit) {
@@ -318,69 +310,35 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
                 std::to_string(natoms));
   }
 
-  // 2. One record per atom: row (int64), species (int32), padding, then 3, 6 or 9 doubles.
+  // 2. One record per atom: species (int32), padding, then 3, 6 or 9 doubles; each rank gets its block of
+  // rows in row order.
   const int nvec = 1 + (spec_.velocities ? 1 : 0) + (spec_.forces ? 1 : 0);
-  const std::size_t rec = 16 + 24 * static_cast<std::size_t>(nvec);
-  std::vector<int> send_count(size_, 0), recv_count(size_, 0), send_displ(size_ + 1, 0), recv_displ(size_ + 1, 0);
-  std::vector<int> owner(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    owner[i] = row_owner(id[i] - 1, natoms, size_);
-    ++send_count[owner[i]];
-  }
-  for (int r = 0; r < size_; ++r) send_displ[r + 1] = send_displ[r] + send_count[r];
-  std::vector<char> send(n * rec);
-  {
-    std::vector<int> next(send_displ.begin(), send_displ.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      char* p = &send[static_cast<std::size_t>(next[owner[i]]++) * rec];
-      const std::int64_t row = id[i] - 1;
-      const std::int32_t s = species[i];
-      std::memcpy(p, &row, 8);
-      std::memcpy(p + 8, &s, 4);
-      std::memset(p + 12, 0, 4);
-      std::memcpy(p + 16, &x[3 * i], 24);
-      if (spec_.velocities) std::memcpy(p + 40, &v[3 * i], 24);
-      if (spec_.forces) std::memcpy(p + 16 + 24 * (nvec - 1), &f[3 * i], 24);
-    }
-  }
-  STRATUS_MPI_CHECK(MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm_));
-  for (int r = 0; r < size_; ++r) recv_displ[r + 1] = recv_displ[r] + recv_count[r];
-  const std::size_t nrecv = static_cast<std::size_t>(recv_displ[size_]);
-  std::vector<char> recv(std::max<std::size_t>(nrecv * rec, 1));
-  MPI_Datatype record = MPI_DATATYPE_NULL;
-  STRATUS_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(rec), MPI_BYTE, &record));
-  STRATUS_MPI_CHECK(MPI_Type_commit(&record));
-  const int rc = MPI_Alltoallv(send.empty() ? nullptr : send.data(), send_count.data(), send_displ.data(), record,
-                               recv.data(), recv_count.data(), recv_displ.data(), record, comm_);
-  MPI_Type_free(&record);
-  STRATUS_MPI_CHECK(rc);
+  const std::size_t rec = 8 + 24 * static_cast<std::size_t>(nvec);
+  const RowBlock rows = route_rows(
+      comm_, natoms, id, rec,
+      [&](std::size_t i, char* p) {
+        const std::int32_t s = species[i];
+        std::memcpy(p, &s, 4);
+        std::memset(p + 4, 0, 4);
+        std::memcpy(p + 8, &x[3 * i], 24);
+        if (spec_.velocities) std::memcpy(p + 32, &v[3 * i], 24);
+        if (spec_.forces) std::memcpy(p + 8 + 24 * (nvec - 1), &f[3 * i], 24);
+      },
+      where.str());
 
-  // 3. Unpack into this rank's block of rows, in row order; a row met twice means another is missing.
-  const long long row0 = block_begin(rank_, natoms, size_);
-  const std::size_t nloc = static_cast<std::size_t>(block_begin(rank_ + 1, natoms, size_) - row0);
+  // 3. Unpack this rank's block.
+  const long long row0 = rows.row0;
+  const std::size_t nloc = rows.count;
   std::vector<double> pos(3 * nloc), vel(spec_.velocities ? 3 * nloc : 0), force(spec_.forces ? 3 * nloc : 0);
   std::vector<int> types(nloc);
-  std::vector<char> seen(nloc, 0);
-  long long duplicates = 0;
-  for (std::size_t k = 0; k < nrecv; ++k) {
-    const char* p = &recv[k * rec];
-    std::int64_t row = 0;
+  for (std::size_t j = 0; j < nloc; ++j) {
+    const char* p = rows.record(j);
     std::int32_t s = 0;
-    std::memcpy(&row, p, 8);
-    std::memcpy(&s, p + 8, 4);
-    const std::size_t j = static_cast<std::size_t>(row - row0);
-    if (seen[j]++) {
-      ++duplicates;
-      continue;
-    }
+    std::memcpy(&s, p, 4);
     types[j] = s;
-    std::memcpy(&pos[3 * j], p + 16, 24);
-    if (spec_.velocities) std::memcpy(&vel[3 * j], p + 40, 24);
-    if (spec_.forces) std::memcpy(&force[3 * j], p + 16 + 24 * (nvec - 1), 24);
-  }
-  STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &duplicates, 1, MPI_LONG_LONG, MPI_SUM, comm_));
-  if (duplicates > 0) {
-    throw Error(where.str() + std::to_string(duplicates) + " id(s) given more than once, so as many are missing");
+    std::memcpy(&pos[3 * j], p + 8, 24);
+    if (spec_.velocities) std::memcpy(&vel[3 * j], p + 32, 24);
+    if (spec_.forces) std::memcpy(&force[3 * j], p + 8 + 24 * (nvec - 1), 24);
   }
   for (std::size_t j = 0; j < nloc; ++j) {
     for (int d = 0; d < 3; ++d) {
