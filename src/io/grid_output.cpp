@@ -23,6 +23,7 @@
 
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/xdmf.hpp"
 #include "stratus/version.hpp"
@@ -93,38 +94,9 @@ void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid
   h5::write_attribute(file, "layout", kLayout);
 }
 
-/// Opens `path` for collective writing; every rank throws the same Error if any rank failed.
-h5::File create_file(MPI_Comm comm, const std::string& path) {
-  h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
-  h5::check_status(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "select MPI-IO for '" + path + "'");
-  // Attributes over 64 KiB (a long deck) need dense attribute storage, which the 1.8 format provides;
-  // capping the format at 1.8 keeps the files readable by every current HDF5.
-  h5::check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
-                   "set format bounds for '" + path + "'");
-  // Metadata written by all ranks together instead of rank 0 alone scales better at large rank counts.
-  h5::check_status(H5Pset_coll_metadata_write(fapl.get(), true), "set collective metadata for '" + path + "'");
-
-  hid_t id = -1;
-  std::string why;
-  {
-    h5::QuietErrors quiet;
-    id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
-    if (id < 0) why = h5::last_error();
-  }
-  int ok = id >= 0 ? 1 : 0, all_ok = 0;
-  STRATUS_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
-  if (!all_ok) {
-    // Closing is collective under MPI-IO, so a rank whose open succeeded while another's failed would
-    // hang in H5Fclose; it leaves the identifier open instead (MPI-IO opens are collective, so this
-    // split should not occur in practice).
-    throw Error("cannot create HDF5 file '" + path + "'" + (why.empty() ? "" : ": " + why));
-  }
-  return h5::File(id, "create '" + path + "'");
-}
-
 void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov,
                 const Field4DHost& host, const std::vector<GridVariable>& vars, long step, double time, int deflate) {
-  h5::File file = create_file(decomp.comm(), path);
+  h5::File file = h5::open_parallel(decomp.comm(), path, true, "HDF5");
   write_root_attributes(file.get(), decomp, g, prov, step, time);
 
   h5::Group fields(H5Gcreate2(file.get(), "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),

@@ -21,6 +21,7 @@
 
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/row_exchange.hpp"
 #include "io/xdmf.hpp"
@@ -105,33 +106,6 @@ h5::Dataset make_fixed(hid_t loc, const std::string& name, hid_t file_type, hsiz
                      "create dataset " + name);
 }
 
-/// Opens (or creates) `path` for collective I/O; every rank throws the same Error if any rank failed.
-h5::File open_file(MPI_Comm comm, const std::string& path, bool create) {
-  h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
-  h5::check_status(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "select MPI-IO for '" + path + "'");
-  // The 1.8 format keeps the files readable by every current HDF5, h5py and MDAnalysis included.
-  h5::check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
-                   "set format bounds for '" + path + "'");
-  h5::check_status(H5Pset_coll_metadata_write(fapl.get(), true), "set collective metadata for '" + path + "'");
-  hid_t id = -1;
-  std::string why;
-  {
-    h5::QuietErrors quiet;
-    id = create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get())
-                : H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get());
-    if (id < 0) why = h5::last_error();
-  }
-  int ok = id >= 0 ? 1 : 0, all_ok = 0;
-  STRATUS_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
-  if (!all_ok) {
-    // A rank whose open succeeded leaves it open: closing is collective and would hang (MPI-IO opens are
-    // collective, so this split should not occur in practice).
-    throw Error(std::string("cannot ") + (create ? "create" : "open") + " H5MD file '" + path + "'" +
-                (why.empty() ? "" : ": " + why));
-  }
-  return h5::File(id, "open '" + path + "'");
-}
-
 /// Collectively grows dataset `name` to `dims` and writes `count` elements at `start` from `buf` (a
 /// contiguous block of that shape); a rank with select == false takes part with nothing selected.
 void write_block(hid_t loc, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
@@ -201,7 +175,7 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
   agree_or_throw(comm_, ok, msg);
 
   const double t0 = MPI_Wtime();
-  h5::File file = open_file(comm_, path_, true);
+  h5::File file = h5::open_parallel(comm_, path_, true, "H5MD");
   {
     h5::Group h5md = make_group(file.get(), "h5md");
     const int version[2] = {1, 1};
@@ -347,7 +321,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   }
 
   // 4. Collective writes: every time-dependent dataset grows by one frame.
-  h5::File file = open_file(comm_, path_, false);
+  h5::File file = h5::open_parallel(comm_, path_, false, "H5MD");
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
   h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
   const std::string g = "/particles/" + spec_.particle_group + "/";
