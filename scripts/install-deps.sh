@@ -11,20 +11,26 @@
 #   HOPPER90 = sm_90, H100/H200), built with nvcc (PATH, CUDA_ROOT or /usr/local/cuda) after applying
 #   scripts/kokkos-3.4.1-cuda13.patch (CUDA 13 and Hopper support) to a copy of the extracted source.
 #
+# - With --test-tools: also what the test suite runs besides the build (Debian's python3-h5py, numpy,
+#   matplotlib and MDAnalysis for the postprocessing and trajectory tests), so that no test is skipped.
+#
 # Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70]
+#                                [--test-tools]
 # stdout: one line, the Kokkos install prefix; all messages go to stderr.
 # Environment: STRATUS_DEPS_DIR (default ~/.cache/stratus), Kokkos_ROOT (use this Kokkos instead).
 set -euo pipefail
 
 backend=openmp
+test_tools=0
 arch=HOPPER90
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) backend="$2"; shift 2 ;;
     --backend=*) backend="${1#*=}"; shift ;;
     --arch) arch="$2"; shift 2 ;;
+    --test-tools) test_tools=1; shift ;;
     --arch=*) arch="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) echo "install-deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -36,6 +42,8 @@ case "$arch" in
 esac
 
 say() { echo "[install-deps] $*" >&2; }
+# Never stop without a word: name the command that failed (set -e alone exits silently).
+trap 'rc=$?; say "failed (exit $rc) at line $LINENO: $BASH_COMMAND"; exit $rc' ERR
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 deps_dir="${STRATUS_DEPS_DIR:-$HOME/.cache/stratus}"
 kokkos_version=3.4.1
@@ -44,6 +52,7 @@ kokkos_version=3.4.1
 packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
           libboost-program-options-dev catch2 libfftw3-dev)
+[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -122,8 +131,18 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
       sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
         | as_root tee /etc/apt/sources.list.d/stratus-deb-src.sources >/dev/null
     else
-      grep -h '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | sed 's/^deb /deb-src /' \
-        | as_root tee /etc/apt/sources.list.d/stratus-deb-src.list >/dev/null
+      # Only the files that exist: an unmatched glob would make grep fail, and under pipefail that ends
+      # the script without a word (a classic sources.list with an empty sources.list.d/).
+      lists=()
+      for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do [ -f "$f" ] && lists+=("$f"); done
+      src_lines=""
+      [ ${#lists[@]} -gt 0 ] && src_lines=$(grep -h '^deb ' "${lists[@]}" | sed 's/^deb /deb-src /' || true)
+      if [ -z "$src_lines" ]; then
+        say "no 'deb' line in /etc/apt/sources.list or sources.list.d/: cannot add a deb-src entry for trilinos;"
+        say "add a deb-src line for bookworm by hand, or point Kokkos_ROOT at an installed Kokkos >= 3.4"
+        exit 1
+      fi
+      printf '%s\n' "$src_lines" | as_root tee /etc/apt/sources.list.d/stratus-deb-src.list >/dev/null
     fi
     as_root apt-get update -qq >&2
     (cd "$dl" && apt-get source --download-only trilinos >&2)

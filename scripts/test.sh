@@ -11,7 +11,7 @@ preset=cpu
 if [ "${1:-}" = "--preset" ]; then preset="$2"; shift 2; fi
 jobs="${STRATUS_JOBS:-$(nproc)}"
 
-Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
+Kokkos_ROOT="$("$root/scripts/install-deps.sh" --test-tools)"
 export Kokkos_ROOT
 cd "$root"
 start=$(date +%s)
