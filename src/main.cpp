@@ -1,11 +1,13 @@
 // The stratus executable: command line -> Runtime -> Deck -> physics registry -> run loop.
 //   stratus run [DECK] [--set section.key=value]...   run a deck (the built-in default deck without one)
-//   stratus check [DECK] [--set ...]                  validate, print the resolved set-up, do not run
+//   stratus check [DECK] [--set ...] [--restart F]    validate (data and restart files too), write nothing
 //   stratus help-deck [SECTION]                       every deck key with type, default, unit and help
 //   stratus info                                      version, backends, devices, library versions
 //   stratus bench [DECK] [--set ...] [--steps N]      memory-bandwidth roof and the deck's stepping rate
 // Exit codes: 0 success, 1 runtime failure, 2 bad input (nothing written), 3 stopped by a signal.
 #include <boost/program_options.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -17,6 +19,8 @@
 #include "driver/run_loop.hpp"
 #include "driver/simulation.hpp"
 #include "input/deck.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/output_dir.hpp"
 #include "register.hpp"
 #include "stratus/default_deck.hpp"
 #include "stratus/version.hpp"
@@ -52,7 +56,8 @@ Cli parse_cli(int argc, char** argv) {
       "set,s", po::value<std::vector<std::string>>()->composing(), "override a deck key: --set section.key=value")(
       "quiet,q", "only warnings and errors")("verbose,v", "debug output")(
       "restart", po::value<std::string>(),
-      "run: continue from checkpoint FILE, or 'auto' (the newest valid checkpoint of this run in run.output_dir)")(
+      "run: continue from checkpoint FILE, or 'auto' (the newest valid checkpoint of this run in run.output_dir); "
+      "check: validate that checkpoint")(
       "steps", po::value<int>(), "bench: timed steps (default 20, after 2 untimed)")(
       "triad-mib", po::value<int>(),
       "bench: MiB per triad array and rank (default 1024 on a GPU, 256 on a CPU; 0 skips)");
@@ -97,7 +102,8 @@ Cli parse_cli(int argc, char** argv) {
     throw InputError("command line: --set applies to 'run' and 'check' only");
   if ((vm.count("steps") || vm.count("triad-mib")) && c != "bench")
     throw InputError("command line: --steps and --triad-mib apply to 'bench' only");
-  if (vm.count("restart") && c != "run") throw InputError("command line: --restart applies to 'run' only");
+  if (vm.count("restart") && c != "run" && c != "check")
+    throw InputError("command line: --restart applies to 'run' and 'check' only");
   if (vm.count("restart") && cli.restart.empty()) throw InputError("command line: --restart needs FILE or 'auto'");
   if (cli.bench_steps < 1) throw InputError("command line: --steps must be >= 1");
   if (vm.count("triad-mib") && cli.triad_mib < 0) throw InputError("command line: --triad-mib must be >= 0");
@@ -184,6 +190,11 @@ int run_command(const Cli& cli, const Runtime& rt) {
   const PhysicsEntry* entry = physics.find(rp.physics);  // the deck only admits registered names
   STRATUS_REQUIRE(entry != nullptr, "physics '" << rp.physics << "' passed the deck but is not registered");
   auto sim = entry->create(deck, rt.comm());
+  // One pre-flight for check and run (and bench, which writes nothing): whatever run would refuse at
+  // start-up, check refuses too, before anything is written.
+  if (cli.command != "bench") check_output_location(rp.output_dir, rp.name);
+  sim->preflight();
+  if (!cli.restart.empty() && cli.command == "check") validate_restart(rp, rt.comm(), cli.restart);
   for (const auto& k : deck.unused_keys())
     if (rt.is_root())
       log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");
@@ -206,6 +217,7 @@ int run_command(const Cli& cli, const Runtime& rt) {
     return 0;
   }
   log::info(head.str());
+  const OutputLock lock(rt.comm(), rp.output_dir, rp.name);
   const RunStatus st = run_simulation(*sim, deck, rp, rt.comm(), cli.restart);
   if (sim->grid_fields())
     log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
@@ -237,14 +249,29 @@ int main(int argc, char** argv) {
       }
     } catch (const InputError& e) {
       // Every rank reads the same input and fails the same way: report once.
-      if (rt.is_root()) std::cerr << "stratus: error: " << e.what() << std::endl;
+      if (rt.is_root()) log::write_stderr_line(std::string("stratus: error: ") + e.what());
       code = 2;
-    } catch (const std::exception& e) {
-      log::error(e.what());
+    } catch (const CollectiveError& e) {
+      // Every rank agreed on this failure and stands at the same point: report once, end normally.
+      if (rt.is_root()) log::write_stderr_line(std::string("stratus: error: ") + e.what());
       code = 1;
-      abort_needed = rt.size() > 1;  // other ranks may be waiting in a collective
+    } catch (const std::exception& e) {
+      // Possibly this rank's alone, while the others wait in a collective: the message goes out in one
+      // write before MPI_Abort ends the job, so it arrives whole.
+      log::write_stderr_line(std::string("stratus: error: ") +
+                             (rt.size() > 1 ? "rank " + std::to_string(rt.rank()) + ": " : std::string()) + e.what());
+      code = 1;
+      abort_needed = rt.size() > 1;
     }
+    // After a failed write an output file was abandoned (io/hdf5_util.hpp): finalising HDF5 could hang or
+    // crash, so the process ends here without it.
+    if (h5::abandoned() && rt.size() > 1) abort_needed = true;
     if (abort_needed) MPI_Abort(MPI_COMM_WORLD, code);
+    if (h5::abandoned()) {
+      std::cout.flush();
+      std::fflush(nullptr);
+      std::_Exit(code);
+    }
   }
   return code;
 }

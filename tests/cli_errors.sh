@@ -204,6 +204,69 @@ md_deck "$WORK/md_thin.ini" "$EXISTING" "cells = 2 2 2"
 expect_input_error "mpiexec -n 2 md: sub-domain thinner than cutoff + skin" "cutoff + skin" 0 \
   "$MPIEXEC" -n 2 "$STRATUS" run "$WORK/md_thin.ini"
 
+# --- check rejects whatever run rejects at start-up (one pre-flight), and both touch nothing -------------
+# expect_both NAME NEEDLE NP DECK [ARGS...]: 'check' and 'run' of DECK (at NP ranks) both exit 2 naming NEEDLE.
+expect_both() {
+  local name=$1 needle=$2 np=$3
+  shift 3
+  local launch=()
+  [[ $np -gt 1 ]] && launch=("$MPIEXEC" -n "$np")
+  expect_input_error "check: $name" "$needle" 0 "${launch[@]+"${launch[@]}"}" "$STRATUS" check "$@"
+  expect_input_error "run: $name" "$needle" 0 "${launch[@]+"${launch[@]}"}" "$STRATUS" run "$@"
+}
+md_deck "$WORK/pf_nofile.ini" "$EXISTING" "data_file = $WORK/no_such.data"
+expect_both "md: missing data file" "no_such.data" 1 "$WORK/pf_nofile.ini"
+md_deck "$WORK/pf_badfile.ini" "$EXISTING" "data_file = $WORK/md_bad.data"
+expect_both "md: malformed data file" "line 17" 1 "$WORK/pf_badfile.ini"
+md_deck "$WORK/pf_thin.ini" "$EXISTING" "cells = 2 2 2"
+expect_both "md at 2 ranks: sub-domain thinner than cutoff + skin" "cutoff + skin" 2 "$WORK/pf_thin.ini"
+# Atom ids must be 1..N (checkpoints and trajectories store atom n in row n - 1); an id beyond 2^53 would
+# also not survive md.write_data's round trip through a double.
+data_ids() {  # data_ids FILE ID1 ID2 [IMAGE_X]
+  printf 'LAMMPS data file\n\n2 atoms\n1 atom types\n\n0 4 xlo xhi\n0 4 ylo yhi\n0 4 zlo zhi\n\nMasses\n\n1 1\n\nAtoms # atomic\n\n%s 1 0.5 0.5 0.5 %s 0 0\n%s 1 2.5 2.5 2.5 0 0 0\n' \
+    "$2" "${4:-0}" "$3" > "$1"
+}
+data_ids "$WORK/ids_gap.data" 1 5
+md_deck "$WORK/pf_ids.ini" "$EXISTING" "data_file = $WORK/ids_gap.data" "cutoff = 1.0" "skin = 0.2"
+expect_both "md: atom ids 1 and 5" "atom ids must be 1..2" 1 "$WORK/pf_ids.ini"
+data_ids "$WORK/ids_big.data" 1 9007199254740993
+md_deck "$WORK/pf_bigid.ini" "$EXISTING" "data_file = $WORK/ids_big.data" "cutoff = 1.0" "skin = 0.2"
+expect_both "md: atom id 2^53 + 1" "atom ids must be 1..2" 1 "$WORK/pf_bigid.ini"
+data_ids "$WORK/image_max.data" 1 2 2147483647
+md_deck "$WORK/pf_image.ini" "$EXISTING" "data_file = $WORK/image_max.data" "cutoff = 1.0" "skin = 0.2"
+expect_both "md: image flag 2147483647 (would overflow on the next wrap)" "image flag ix" 1 "$WORK/pf_image.ini"
+# Output paths: a file where the directory should be, a name too long for file names, control characters.
+echo "not a directory" > "$WORK/a_file"
+deck "$WORK/pf_outfile.ini" "$WORK/a_file"
+expect_both "run.output_dir is a file" "exists and is not a directory" 1 "$WORK/pf_outfile.ini"
+deck "$WORK/pf_longname.ini" "$WORK/longname_out" "run:name = $(printf 'n%.0s' {1..300})"
+sed -i '/^name = err$/d' "$WORK/pf_longname.ini"
+expect_both "300-character run.name" "at most 200" 1 "$WORK/pf_longname.ini"
+[[ ! -e $WORK/longname_out ]] || fail "300-character run.name: output directory was created"
+deck "$WORK/pf_nul.ini" "$WORK/nul_out"
+sed -i 's/^name = err$/name = a\x00b/' "$WORK/pf_nul.ini"
+expect_both "a NUL byte in run.name" "control character 0x00" 1 "$WORK/pf_nul.ini"
+# Nothing is written outside run.output_dir: md.write_data is a file name in it, not a path.
+for target in "$WORK/pf_write_self.ini" "../escape.data" "sub/x.data"; do
+  md_deck "$WORK/pf_write_self.ini" "$EXISTING" "write_data = $target"
+  expect_both "md.write_data = $target" "must be a plain file name" 1 "$WORK/pf_write_self.ini"
+done
+# Integers the code holds in 32 bits are range-checked, not cut (4294967360 = 2^32 + 64 once ran 64 cells).
+deck "$WORK/pf_int.ini" "$WORK/int_out"
+expect_both "grid.nx = 2^32 + 64" "key 'grid.nx' = 4294967360 is out of range" 1 "$WORK/pf_int.ini" --set grid.nx=4294967360
+expect_both "grid.nx = 2^31" "key 'grid.nx' = 2147483648 is out of range" 1 "$WORK/pf_int.ini" --set grid.nx=2147483648
+expect_both "parallel.decomp = 2^32 + 2" "parallel.decomp" 1 "$WORK/pf_int.ini" --set "parallel.decomp=4294967298 1 1"
+grep -q "4294967298" "$CAP/err" || fail "parallel.decomp = 2^32 + 2: message does not quote the value"
+# A 10 MB key name is rejected at once (no edit-distance search over it), with a short message.
+head -c 10000000 /dev/zero | tr '\0' 'k' > "$WORK/longkey.txt"
+{ echo "[run]"; echo "$(cat "$WORK/longkey.txt") = 1"; } > "$WORK/pf_longkey.ini"
+start=$(date +%s)
+expect_input_error "check: a 10 MB key name" "unknown key" 1 "$STRATUS" check "$WORK/pf_longkey.ini"
+took=$(( $(date +%s) - start ))
+[[ $took -le 10 ]] || fail "a 10 MB key name took $took s to reject"
+[[ $(wc -c < "$CAP/err") -lt 400 ]] || fail "a 10 MB key name: the message is $(wc -c < "$CAP/err") bytes long"
+pass "a 10 MB key name rejected in $took s with a short message"
+
 # --- check on a good deck: exit 0, decomposition and memory estimate, nothing created -----------------
 deck "$WORK/good.ini" "$WORK/good_out"
 before=$(tree_state)

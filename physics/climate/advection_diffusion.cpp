@@ -50,7 +50,7 @@ AdvectionParams AdvectionParams::from_deck(const Deck& deck) {
   AdvectionParams p;
   const auto u = deck.get_reals("advection.velocity");
   const auto c = deck.get_reals("advection.center");
-  const auto m = deck.get_ints("advection.modes");
+  const auto m = deck.get_ints32("advection.modes");
   for (int d = 0; d < 3; ++d) {
     p.velocity[d] = u[d];
     p.center[d] = c[d];

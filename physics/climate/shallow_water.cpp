@@ -117,7 +117,7 @@ ShallowWaterParams ShallowWaterParams::from_deck(const Deck& deck) {
   p.beta = deck.get_real("shallow_water.beta");
   p.y_ref = deck.get_real("shallow_water.y_ref");
   p.amplitude = deck.get_real("shallow_water.amplitude");
-  const auto m = deck.get_ints("shallow_water.modes");
+  const auto m = deck.get_ints32("shallow_water.modes");
   p.modes[0] = static_cast<int>(m[0]);
   p.modes[1] = static_cast<int>(m[1]);
   p.jet_speed = deck.get_real("shallow_water.jet_speed");

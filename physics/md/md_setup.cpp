@@ -218,6 +218,9 @@ double temperature(const AtomData& atoms, bool zero_momentum_dof, double kB) {
 
 namespace {
 
+/// The largest image flag a data file may carry: 2^30 further box crossings fit in an int.
+constexpr int kMaxImage = 1 << 30;
+
 class DataParser {
  public:
   explicit DataParser(std::string path) : path_(std::move(path)) {}
@@ -401,9 +404,16 @@ AtomData read_lammps_data(const std::string& path) {
         for (int c = 0; c < 3; ++c) x[c] = p.real(lineno, tok[2 + c], std::string("coordinate ") + "xyz"[c]);
         index.emplace(id, atoms.natoms());
         atoms.add_atom(id, t, x);
-        if (tok.size() == 8)
-          for (int c = 0; c < 3; ++c)
-            atoms.image.back()[c] = p.small_int(lineno, tok[5 + c], std::string("image flag i") + "xyz"[c]);
+        if (tok.size() == 8) {
+          for (int c = 0; c < 3; ++c) {
+            // Bounded well inside int, so that an atom crossing the box again cannot overflow its flag.
+            const int im = p.small_int(lineno, tok[5 + c], std::string("image flag i") + "xyz"[c]);
+            if (im < -kMaxImage || im > kMaxImage)
+              p.fail(lineno, std::string("image flag i") + "xyz"[c] + " " + tok[5 + c] + " is out of range (|i| <= " +
+                                 std::to_string(kMaxImage) + ")");
+            atoms.image.back()[c] = im;
+          }
+        }
         break;
       }
       case Section::velocities: {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/checkpoint.hpp"
+#include "io/output_dir.hpp"
 #include "stratus/version.hpp"
 
 namespace stratus::md {
@@ -94,7 +96,8 @@ void declare_md_options(OptionRegistry& reg) {
   reg.add_real("md.rescale_window", 0.0, "temperature", "rescale only when |T - t_target| exceeds this").at_least(0.0);
   reg.add_int("md.zero_momentum_every", 0, "steps", "remove the centre-of-mass velocity every N steps (0: never)")
       .at_least(0);
-  reg.add_string("md.write_data", "", "", "LAMMPS data file to write at the end of the run (empty: none)");
+  reg.add_string("md.write_data", "", "",
+                 "file name of a LAMMPS data file written into run.output_dir at the end of the run (empty: none)");
   reg.add_bool("md.trajectory", true, "",
                "write H5MD trajectory frames (NAME.h5md, with NAME.xmf for ParaView) at run.snapshot_every; atom "
                "ids must be 1..N");
@@ -110,9 +113,9 @@ MDParams MDParams::from_deck(const Deck& deck) {
   p.lattice = deck.get_string("md.lattice");
   p.density = deck.get_real("md.density");
   p.lattice_constant = deck.get_real("md.lattice_constant");
-  const auto cells = deck.get_ints("md.cells");
+  const auto cells = deck.get_ints32("md.cells");
   for (int d = 0; d < 3; ++d) p.cells[d] = static_cast<int>(cells[static_cast<std::size_t>(d)]);
-  p.ntypes = static_cast<int>(deck.get_int("md.ntypes"));
+  p.ntypes = deck.get_int32("md.ntypes");
   p.type_fractions = deck.get_reals("md.type_fractions");
   p.type_seed = static_cast<unsigned long long>(deck.get_int("md.type_seed"));
   p.mass = deck.get_reals("md.mass");
@@ -166,12 +169,16 @@ MDParams MDParams::from_deck(const Deck& deck) {
   p.ensemble = ens == "langevin" ? Ensemble::langevin : ens == "nhc" ? Ensemble::nhc : Ensemble::nve;
   p.t_target = deck.get_real("md.t_target");
   p.t_damp = deck.get_real("md.t_damp");
-  p.nhc_chain = static_cast<int>(deck.get_int("md.nhc_chain"));
+  p.nhc_chain = deck.get_int32("md.nhc_chain");
   p.thermostat_seed = static_cast<unsigned long long>(deck.get_int("md.thermostat_seed"));
   p.rescale_every = static_cast<long>(deck.get_int("md.rescale_every"));
   p.rescale_window = deck.get_real("md.rescale_window");
   p.zero_momentum_every = static_cast<long>(deck.get_int("md.zero_momentum_every"));
   p.write_data = deck.get_string("md.write_data");
+  if (!p.write_data.empty()) {
+    check_output_file_name("md.write_data", p.write_data);
+    p.write_data = (std::filesystem::path(deck.get_string("run.output_dir")) / p.write_data).string();
+  }
   p.trajectory = deck.get_bool("md.trajectory");
   p.trajectory_velocities = deck.get_bool("md.trajectory_velocities");
   p.trajectory_forces = deck.get_bool("md.trajectory_forces");
@@ -190,7 +197,7 @@ MDParams MDParams::from_deck(const Deck& deck) {
 }
 
 MDSimulation::MDSimulation(const Deck& deck, MPI_Comm comm) : MDSimulation(MDParams::from_deck(deck), comm) {
-  const auto dec = deck.get_ints("parallel.decomp");
+  const auto dec = deck.get_ints32("parallel.decomp");
   for (int d = 0; d < 3; ++d) decomp_[d] = static_cast<int>(dec[static_cast<std::size_t>(d)]);
 }
 
@@ -319,35 +326,55 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
   Kokkos::deep_copy(atoms_.q, 0.0);
 }
 
-void MDSimulation::initialize() {
-  AtomData all;
-  build_system(all);
-  lo_ = all.lo;
-  hi_ = all.hi;
-  natoms_ = static_cast<long long>(all.natoms());
-  if (p_.trajectory) {
-    const long long max_id = *std::max_element(all.id.begin(), all.id.end());
-    STRATUS_INPUT_REQUIRE(max_id == natoms_,
-                          (p_.data_file.empty() ? std::string("md") : "data file '" + p_.data_file + "'")
-                              << ": trajectories need atom ids 1.." << natoms_ << ", the largest is " << max_id
-                              << " (renumber the atoms or set md.trajectory = false)");
-  }
-  mass_host_ = all.mass;
-
-  // Potential.
-  spec_ = LJSpec(all.ntypes, p_.cutoff);
+LJSpec MDSimulation::make_spec(const AtomData& all) const {
+  LJSpec spec(all.ntypes, p_.cutoff);
   const auto eps = per_type(p_.epsilon, all.ntypes, "md.epsilon");
   const auto sig = per_type(p_.sigma, all.ntypes, "md.sigma");
   for (int t = 1; t <= all.ntypes; ++t)
-    spec_.set_type(t, eps[static_cast<std::size_t>(t - 1)], sig[static_cast<std::size_t>(t - 1)]);
+    spec.set_type(t, eps[static_cast<std::size_t>(t - 1)], sig[static_cast<std::size_t>(t - 1)]);
   for (std::size_t g = 0; g + 4 < p_.pair_coeffs.size(); g += 5) {
-    const int i = static_cast<int>(p_.pair_coeffs[g]), j = static_cast<int>(p_.pair_coeffs[g + 1]);
-    STRATUS_INPUT_REQUIRE(i >= 1 && i <= all.ntypes && j >= 1 && j <= all.ntypes,
-                          "key 'md.pair_coeff': pair " << i << " " << j << " is outside the types 1.." << all.ntypes);
-    spec_.set_pair(i, j, p_.pair_coeffs[g + 2], p_.pair_coeffs[g + 3], p_.pair_coeffs[g + 4]);
+    const double ti = p_.pair_coeffs[g], tj = p_.pair_coeffs[g + 1];
+    STRATUS_INPUT_REQUIRE(ti >= 1 && ti <= all.ntypes && tj >= 1 && tj <= all.ntypes && ti == std::floor(ti) &&
+                              tj == std::floor(tj),
+                          "key 'md.pair_coeff': pair " << ti << " " << tj << " is not two of the types 1.."
+                                                       << all.ntypes);
+    spec.set_pair(static_cast<int>(ti), static_cast<int>(tj), p_.pair_coeffs[g + 2], p_.pair_coeffs[g + 3],
+                  p_.pair_coeffs[g + 4]);
   }
-  spec_.mix(p_.mixing);
-  spec_.shift = p_.shift;
+  spec.mix(p_.mixing);
+  spec.shift = p_.shift;
+  return spec;
+}
+
+void MDSimulation::preflight() {
+  if (preflight_atoms_) return;
+  auto all = std::make_unique<AtomData>();
+  build_system(*all);
+  // Trajectories, checkpoints and the by-id exchanges keep atom n in row n - 1.
+  const long long n = static_cast<long long>(all->natoms());
+  const long long max_id = *std::max_element(all->id.begin(), all->id.end());
+  STRATUS_INPUT_REQUIRE(max_id == n, (p_.data_file.empty() ? std::string("md") : "data file '" + p_.data_file + "'")
+                                         << ": atom ids must be 1.." << n << " (one per atom), the largest is "
+                                         << max_id << " (renumber the atoms, e.g. with LAMMPS' reset_atoms id)");
+  const LJSpec spec = make_spec(*all);
+  int size = 1;
+  STRATUS_MPI_CHECK(MPI_Comm_size(comm_in_, &size));
+  ParticleComm::choose_dims(size, Real3{{all->lo[0], all->lo[1], all->lo[2]}}, Real3{{all->hi[0], all->hi[1], all->hi[2]}},
+                            p_.periodic, decomp_, spec.max_cutoff() + p_.skin);
+  preflight_atoms_ = std::move(all);
+}
+
+void MDSimulation::initialize() {
+  preflight();
+  AtomData all = std::move(*preflight_atoms_);
+  preflight_atoms_.reset();
+  lo_ = all.lo;
+  hi_ = all.hi;
+  natoms_ = static_cast<long long>(all.natoms());
+  mass_host_ = all.mass;
+
+  // Potential.
+  spec_ = make_spec(all);
   coeffs_ = LJCoeffs::from_spec(spec_);
   const double rc = spec_.max_cutoff();
 

@@ -86,6 +86,10 @@ class MDSimulation : public Simulation {
 
   std::string describe() const override;
   double memory_bytes() const override;
+  /// Reads and checks the system (data file or lattice, atom ids 1..N, the potential's types, the
+  /// decomposition against cutoff + skin) without allocating the state; `check` runs it, initialize()
+  /// reuses its result.
+  void preflight() override;
   void initialize() override;
   double stable_dt() const override { return p_.dt; }
   void advance(double dt) override;
@@ -135,6 +139,8 @@ class MDSimulation : public Simulation {
     int image[3];
   };
   void build_system(AtomData& all) const;
+  LJSpec make_spec(const AtomData& all) const;
+  std::unique_ptr<AtomData> preflight_atoms_;  // the system read by preflight(), until initialize()
   /// Replaces the owned atoms (no ghosts) by rows, on the device.
   void set_owned_atoms(const std::vector<AtomRow>& rows);
   void rebuild();

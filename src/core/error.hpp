@@ -1,6 +1,9 @@
 // Error types and checking macros. InputError is for bad input (deck, command line, data or restart
 // files): the executable reports it once and exits with code 2 before any output is written. Error is
-// for everything else (exit code 1); STRATUS_REQUIRE names file:line and the MPI rank.
+// for everything else (exit code 1); STRATUS_REQUIRE names file:line and the MPI rank. CollectiveError is
+// an Error that every rank of the run throws together, after agreeing on it (a failed write that all
+// ranks learned of, a diverged run): the executable reports it once and ends normally, whereas a plain
+// Error may be one rank's alone while the others wait in a collective, so it ends the job with MPI_Abort.
 #pragma once
 #include <sstream>
 #include <stdexcept>
@@ -18,6 +21,12 @@ class InputError : public std::runtime_error {
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& what) : std::runtime_error(what) {}
+};
+
+/// A failure every rank throws at the same point with the same message (agreed through MPI first).
+class CollectiveError : public Error {
+ public:
+  explicit CollectiveError(const std::string& what) : Error(what) {}
 };
 
 /// "file:line [rank r]" for messages; rank is -1 before MPI is initialised.

@@ -3,6 +3,9 @@
 
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <iostream>
 
 namespace stratus::log {
@@ -26,7 +29,22 @@ void info(const std::string& msg) {
 void debug(const std::string& msg) {
   if (g_level >= Level::debug && rank() == 0) std::cout << msg << std::endl;
 }
-void warn(const std::string& msg) { std::cerr << "[rank " << rank() << "] warning: " << msg << std::endl; }
-void error(const std::string& msg) { std::cerr << "[rank " << rank() << "] error: " << msg << std::endl; }
+// Warnings and errors go out in one write each, so lines of different ranks never interleave mid-line.
+void warn(const std::string& msg) { write_stderr_line("[rank " + std::to_string(rank()) + "] warning: " + msg); }
+void error(const std::string& msg) { write_stderr_line("[rank " + std::to_string(rank()) + "] error: " + msg); }
+
+void write_stderr_line(const std::string& line) {
+  std::cerr.flush();
+  const std::string text = line + "\n";
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
 
 }  // namespace stratus::log

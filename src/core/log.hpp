@@ -19,6 +19,9 @@ void debug(const std::string& msg);
 void warn(const std::string& msg);
 /// Printed by any rank that calls it, prefixed with "[rank r] error:" to stderr.
 void error(const std::string& msg);
+/// Writes `line` plus a newline to stderr with one write(2) (whole or not at all, even when another
+/// rank's MPI_Abort kills this process a moment later). Async-signal-safe for short lines.
+void write_stderr_line(const std::string& line);
 
 /// Concatenates its arguments with operator<<.
 template <class... Args>

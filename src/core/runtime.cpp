@@ -32,6 +32,9 @@ Runtime::Runtime(int& argc, char**& argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   // Errors from MPI calls come back as return codes so that they can be reported with a location.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // HDF5 failures reach the user as one Error line carrying the library's innermost message, not as
+  // HDF5's own multi-line stack dump.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   // Every rank learns whether any rank lacks a usable device, so that none starts work the others cannot join.
   const std::string why = prepare_device(MPI_COMM_WORLD, argc, argv);
   int bad = why.empty() ? 0 : 1, any_bad = 0;

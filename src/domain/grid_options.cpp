@@ -25,11 +25,10 @@ void declare_grid_options(OptionRegistry& reg) {
 
 GridParams GridParams::from_deck(const Deck& deck) {
   GridParams p;
-  p.cells = Int3{static_cast<int>(deck.get_int("grid.nx")), static_cast<int>(deck.get_int("grid.ny")),
-                 static_cast<int>(deck.get_int("grid.nz"))};
+  p.cells = Int3{deck.get_int32("grid.nx"), deck.get_int32("grid.ny"), deck.get_int32("grid.nz")};
   const auto lo = deck.get_reals("grid.lo");
   const auto len = deck.get_reals("grid.length");
-  const auto dec = deck.get_ints("parallel.decomp");
+  const auto dec = deck.get_ints32("parallel.decomp");
   const char* bc[3] = {"grid.bc_x", "grid.bc_y", "grid.bc_z"};
   for (int d = 0; d < 3; ++d) {
     p.lo[d] = lo[d];

@@ -2,6 +2,8 @@
 #include "driver/run_loop.hpp"
 
 #include <cmath>
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <iomanip>
@@ -12,12 +14,68 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "io/checkpoint.hpp"
+#include "io/space.hpp"
 
 namespace stratus {
 
 namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+volatile std::sig_atomic_t g_stop_grace = 0;  // seconds; 0: no limit
+
+/// write(2) of a NUL-terminated message: async-signal-safe.
+void signal_safe_message(const char* msg) {
+  std::size_t n = 0;
+  while (msg[n] != '\0') ++n;
+  while (n > 0) {
+    const ssize_t w = ::write(STDERR_FILENO, msg, n);
+    if (w <= 0) return;
+    msg += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+// The first stop signal asks the run loop to stop at the next step (writing the final output); it also
+// arms an alarm, because a rank stuck in I/O or communication would never get there. A second stop
+// signal ends the process at once.
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop_signal != 0) {
+    signal_safe_message("stratus: error: a second stop signal: exiting at once, without final output\n");
+    ::_exit(128 + sig);
+  }
+  g_stop_signal = sig;
+  if (g_stop_grace > 0) ::alarm(static_cast<unsigned>(g_stop_grace));
+}
+extern "C" void on_stop_alarm(int) {
+  signal_safe_message(
+      "stratus: error: the run did not reach a safe point within run.stop_grace seconds of the stop signal "
+      "(stuck in I/O or communication); exiting without final output\n");
+  ::_exit(1);
+}
+
+void install_stop_handlers(long grace) {
+  g_stop_signal = 0;
+  g_stop_grace = static_cast<std::sig_atomic_t>(grace);
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGUSR1, on_stop_signal);
+  std::signal(SIGALRM, on_stop_alarm);
+}
+
+void remove_stop_handlers() {
+  ::alarm(0);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGUSR1, SIG_DFL);
+  std::signal(SIGALRM, SIG_DFL);
+}
+
+/// Removes the stop handlers when a run ends, however it ends.
+struct StopHandlers {
+  explicit StopHandlers(long grace) { install_stop_handlers(grace); }
+  ~StopHandlers() { remove_stop_handlers(); }
+  StopHandlers(const StopHandlers&) = delete;
+  StopHandlers& operator=(const StopHandlers&) = delete;
+};
 
 std::string fmt(double v, int prec = 6) {
   std::ostringstream os;
@@ -27,24 +85,33 @@ std::string fmt(double v, int prec = 6) {
 }  // namespace
 
 void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& physics) {
+  // Step counts go through doubles (history table) and checkpoint names: 2^53 is exact in both.
+  constexpr double kMaxStep = 9007199254740992.0;
   auto& p = reg.add_string("run.physics", "advection", "", "which physics to run");
   if (!physics.empty()) p.one_of(physics);
   reg.add_string("run.name", "run", "", "prefix of every output file");
   reg.add_string("run.output_dir", "output", "", "directory for snapshots and the history table");
   reg.add_real("run.t_end", 1.0, "s", "simulated time to reach").greater_than(0.0);
-  reg.add_int("run.max_steps", 0, "steps", "stop after this many steps (0: no limit)").at_least(0);
+  reg.add_int("run.max_steps", 0, "steps", "stop after this many steps (0: no limit)").at_least(0).at_most(kMaxStep);
   reg.add_real("run.dt", 0.0, "s", "fixed time step (0: the largest stable step, every step)").at_least(0.0);
-  reg.add_int("run.history_every", 1, "steps", "steps between rows of the history table").at_least(1);
-  reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)").at_least(0);
+  reg.add_int("run.history_every", 1, "steps", "steps between rows of the history table").at_least(1).at_most(kMaxStep);
+  reg.add_int("run.snapshot_every", 0, "steps", "steps between HDF5 snapshots (0: initial and final only)").at_least(0).at_most(kMaxStep);
   reg.add_int("run.checkpoint_every", 0, "steps",
               "steps between checkpoints (NAME_chk_STEP.h5 in run.output_dir; also at the end and on "
               "SIGTERM/SIGINT/SIGUSR1); 0: none")
-      .at_least(0);
+      .at_least(0)
+      .at_most(kMaxStep);
   reg.add_int("run.checkpoint_keep", 2, "", "checkpoints kept on disk (the oldest are deleted)").at_least(1);
   reg.add_int("run.compression", 0, "", "deflate level of grid snapshot fields (shuffle + deflate; 0: off)")
       .at_least(0)
       .at_most(9);
-  reg.add_int("run.progress_every", 0, "steps", "steps between progress lines (0: about 20 per run)").at_least(0);
+  reg.add_int("run.stop_grace", 300, "s",
+              "after a stop signal (SIGTERM/SIGINT/SIGUSR1), seconds allowed to reach the next step and write the "
+              "final output before the process exits without it (a rank stuck in I/O or communication); 0: no "
+              "limit. A second stop signal always exits at once")
+      .at_least(0)
+      .at_most(86400);
+  reg.add_int("run.progress_every", 0, "steps", "steps between progress lines (0: about 20 per run)").at_least(0).at_most(kMaxStep);
 }
 
 RunParams RunParams::from_deck(const Deck& deck) {
@@ -57,10 +124,11 @@ RunParams RunParams::from_deck(const Deck& deck) {
   p.dt = deck.get_real("run.dt");
   p.history_every = deck.get_int("run.history_every");
   p.snapshot_every = deck.get_int("run.snapshot_every");
-  p.compression = static_cast<int>(deck.get_int("run.compression"));
+  p.compression = deck.get_int32("run.compression");
   p.checkpoint_every = deck.get_int("run.checkpoint_every");
-  p.checkpoint_keep = static_cast<int>(deck.get_int("run.checkpoint_keep"));
+  p.checkpoint_keep = deck.get_int32("run.checkpoint_keep");
   p.progress_every = deck.get_int("run.progress_every");
+  p.stop_grace = deck.get_int("run.stop_grace");
   STRATUS_INPUT_REQUIRE(!p.name.empty() && p.name.find('/') == std::string::npos,
                         "key 'run.name' = '" << p.name << "' must be a non-empty file prefix without '/'");
   STRATUS_INPUT_REQUIRE(!p.output_dir.empty(), "key 'run.output_dir' must not be empty");
@@ -89,19 +157,28 @@ void write_checkpoint(Simulation& sim, const Deck& deck, const RunParams& rp, MP
   meta.time = sim.time();
   meta.deck_text = deck.resolved_text();
   meta.nranks = size;
-  CheckpointWriter w(comm, checkpoint_path(rp.output_dir, rp.name, sim.step()), meta);
-  if (auto f = sim.checkpoint_fields())
-    w.write_grid("fields", static_cast<int>(f->vars.size()), f->grid.global_n, f->grid.offset, f->grid.n,
-                 owned_block(*f));
-  sim.write_checkpoint(w);
-  w.commit(rp.checkpoint_keep);
-  log::info("wrote checkpoint " + w.path());
+  const std::string path = checkpoint_path(rp.output_dir, rp.name, sim.step());
+  try {
+    CheckpointWriter w(comm, path, meta);
+    if (auto f = sim.checkpoint_fields())
+      w.write_grid("fields", static_cast<int>(f->vars.size()), f->grid.global_n, f->grid.offset, f->grid.n,
+                   owned_block(*f));
+    sim.write_checkpoint(w);
+    w.commit(rp.checkpoint_keep);
+  } catch (const CollectiveError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(e.what() + space_hint(path));
+  }
+  log::info("wrote checkpoint " + path);
 }
 
 /// Restores sim (initialised) from a checkpoint; returns the step it continues from, or -1 when
 /// `restart` is "auto" and the run has no checkpoint at all yet (a fresh start, as in a job script that
 /// always passes --restart auto). Checkpoint files that all fail validation are an InputError.
-long restore(Simulation& sim, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+/// The checkpoint `restart` names (a path, or "auto": the newest valid one of the run), or "" for "auto"
+/// when the run has none yet. InputError when "auto" finds only invalid ones.
+std::string resolve_restart(const RunParams& rp, MPI_Comm comm, const std::string& restart) {
   std::string path = restart;
   if (restart == "auto") {
     path = newest_checkpoint(comm, rp.output_dir, rp.name);
@@ -122,9 +199,14 @@ long restore(Simulation& sim, const RunParams& rp, MPI_Comm comm, const std::str
                          "' (every " + rp.name + "_chk_*.h5 there fails validation)");
       log::info("--restart auto: no checkpoint of run '" + rp.name + "' in '" + rp.output_dir +
                 "' yet; starting from the beginning");
-      return -1;
     }
   }
+  return path;
+}
+
+long restore(Simulation& sim, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+  const std::string path = resolve_restart(rp, comm, restart);
+  if (path.empty()) return -1;
   CheckpointReader r(comm, path, rp.physics);
   sim.set_clock(r.meta().step, r.meta().time);
   if (auto f = sim.checkpoint_fields()) {
@@ -147,6 +229,14 @@ long restore(Simulation& sim, const RunParams& rp, MPI_Comm comm, const std::str
 
 }  // namespace
 
+void validate_restart(const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+  const std::string path = resolve_restart(rp, comm, restart);
+  if (path.empty()) return;
+  const CheckpointReader r(comm, path, rp.physics);
+  log::info("restart file " + path + ": step " + std::to_string(r.meta().step) + ", t = " + fmt(r.meta().time) +
+            ", written on " + std::to_string(r.meta().nranks) + " rank(s): OK");
+}
+
 RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm,
                          const std::string& restart) {
   int rank = 0, size = 1;
@@ -160,10 +250,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   const long resume_step = restart.empty() ? -1 : restore(sim, rp, comm, restart);
   timers.stop("initialize");
 
-  g_stop_signal = 0;
-  std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGUSR1, on_stop_signal);
+  StopHandlers stop_handlers(rp.stop_grace);
 
   // Output starts here, after the deck and the set-up are known to be good.
   std::unique_ptr<GridSnapshotWriter> writer;
@@ -172,7 +259,13 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   auto snapshot = [&]() {
     ScopedTimer t(timers, "output");
     const double t0 = MPI_Wtime();
-    own_bytes += sim.write_snapshot(rp.output_dir, rp.name);
+    try {
+      own_bytes += sim.write_snapshot(rp.output_dir, rp.name);
+    } catch (const CollectiveError&) {
+      throw;
+    } catch (const Error& e) {
+      throw Error(e.what() + space_hint(rp.output_dir + "/" + rp.name));
+    }
     own_seconds += MPI_Wtime() - t0;
     auto fields = sim.grid_fields();
     if (!fields) return;
@@ -203,7 +296,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   auto diverged = [&](const std::string& what, bool nonfinite) {
     std::string where = nonfinite ? sim.locate_nonfinite() : std::string();
     snapshot();
-    throw Error("the run diverged at step " + std::to_string(sim.step()) + ", time " + fmt(sim.time(), 10) + " " +
+    throw CollectiveError("the run diverged at step " + std::to_string(sim.step()) + ", time " + fmt(sim.time(), 10) + " " +
                 sim.time_unit() + ": " + what + (where.empty() ? "" : "; first non-finite value: " + where) +
                 "; the last state is in the final snapshot in " + rp.output_dir);
   };
@@ -270,9 +363,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     write_checkpoint(sim, deck, rp, comm, size);
   }
   sim.finish();
-  std::signal(SIGTERM, SIG_DFL);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGUSR1, SIG_DFL);
+  remove_stop_handlers();
 
   const long steps = sim.step() - step0;
   const double evolve = timers.seconds("evolve");

@@ -30,12 +30,17 @@ struct RunParams {
   long checkpoint_every = 0;  // steps between checkpoints; 0 = none
   int checkpoint_keep = 2;    // checkpoints of the run kept on disk (older ones are deleted)
   long progress_every = 0;    // steps between progress lines; 0 = about 20 lines per run
+  long stop_grace = 300;      // seconds from a stop signal to a forced exit; 0 = no limit
 
   static RunParams from_deck(const Deck& deck);
 };
 
 /// Exit status of a run: completed, or stopped early by a signal (after writing its final output).
 enum class RunStatus { completed = 0, interrupted = 3 };
+
+/// Collective. Validates the checkpoint that `stratus run --restart RESTART` would continue from (a path,
+/// or "auto"), as the run would, without touching the simulation: InputError naming the file.
+void validate_restart(const RunParams& rp, MPI_Comm comm, const std::string& restart);
 
 /// Collective. Runs `sim` (not yet initialised) to completion. Throws Error on divergence. With
 /// `restart` (a checkpoint path, or "auto" for the newest valid checkpoint of this run in its output

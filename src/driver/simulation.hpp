@@ -45,6 +45,10 @@ class Simulation {
   virtual std::string describe() const = 0;
   /// Estimated device memory per rank [bytes] once initialised.
   virtual double memory_bytes() const = 0;
+  /// Collective. Reads and validates what the deck names besides itself (data files) and checks what the
+  /// set-up will refuse (decomposition limits), without allocating the state or writing anything; throws
+  /// InputError. `stratus check` and `stratus run` both call it before any output.
+  virtual void preflight() {}
   /// Allocates the state and sets the initial condition at time 0.
   virtual void initialize() = 0;
   /// Largest stable time step for the current state [time unit].

@@ -14,10 +14,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <system_error>
 
@@ -126,6 +128,25 @@ bool split_list(const std::string& t, std::vector<std::string>& out) {
       if (i == n) return false;  // trailing comma
     }
   }
+}
+
+// At most 80 characters of s, for quoting user text in a one-line message.
+std::string shorten(const std::string& s) { return s.size() <= 80 ? s : s.substr(0, 77) + "..."; }
+
+// The first control character (other than tab and line breaks) in s, or npos: such a byte in a file
+// name or value is never meant (a NUL would cut every path built from the value short).
+std::size_t find_control(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+  }
+  return std::string::npos;
+}
+
+std::string control_text(const std::string& s, std::size_t at) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(s[at])));
+  return buf;
 }
 
 std::size_t levenshtein(const std::string& a, const std::string& b) {
@@ -295,6 +316,8 @@ std::vector<std::string> sections_in_order(const std::vector<OptionSpec>& specs)
 // " (did you mean 'grid.nx'?)", or the valid keys of a known section, or the known sections.
 std::string suggestion(const OptionRegistry& reg, const std::string& key) {
   const auto& specs = reg.all();
+  // No declared key is anywhere near this long: skip the edit-distance search (quadratic in the length).
+  if (key.size() > 100) return {};
   const std::vector<std::string> sections = sections_in_order(specs);
   const std::string sec = section_of(key);
   const bool known_section =
@@ -479,6 +502,14 @@ std::string OptionRegistry::help_text(const std::string& section) const {
 Deck Deck::parse(const OptionRegistry& reg, const std::string& text, const std::string& source,
                  const std::vector<std::string>& overrides) {
   const std::string origin = "deck '" + source + "'";
+  if (const std::size_t at = find_control(text); at != std::string::npos) {
+    const long line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    throw InputError(origin + ": line " + std::to_string(line) + ": control character " + control_text(text, at) +
+                     " (decks are plain text)");
+  }
+  for (const auto& o : overrides)
+    if (const std::size_t at = find_control(o); at != std::string::npos)
+      throw InputError("command line override '" + shorten(o) + "': control character " + control_text(o, at));
   int bad_line = 0;
   std::string bad_text;
   const std::vector<DeckLine> lines = scan_lines(text, origin, bad_line, bad_text);
@@ -508,7 +539,7 @@ Deck Deck::parse(const OptionRegistry& reg, const std::string& text, const std::
     const int line = have_lines ? lines[i].line : 0;
     const std::string at = line > 0 ? " at line " + std::to_string(line) : std::string();
     if (key.empty() || key.back() == '.') throw InputError(origin + ": missing key name before '='" + at);
-    if (!reg.find(key)) throw InputError(origin + ": unknown key '" + key + "'" + suggestion(reg, key));
+    if (!reg.find(key)) throw InputError(origin + ": unknown key '" + shorten(key) + "'" + suggestion(reg, key));
     if (raw.count(key)) {
       const int prev = first_line[key];
       throw InputError(origin + ": key '" + key + "' is given more than once" +
@@ -521,7 +552,7 @@ Deck Deck::parse(const OptionRegistry& reg, const std::string& text, const std::
 
   // Overrides apply in order, so a later --set of the same key wins, as usual on a command line.
   for (const auto& o : overrides) {
-    const std::string where = "command line override '" + o + "'";
+    const std::string where = "command line override '" + shorten(o) + "'";
     const auto eq = o.find('=');
     const std::string key = eq == std::string::npos ? std::string() : trim(o.substr(0, eq));
     const auto dot = key.find('.');
@@ -531,7 +562,7 @@ Deck Deck::parse(const OptionRegistry& reg, const std::string& text, const std::
     // A deck cannot hold these characters in a value, so resolved_text() could not record them.
     if (value.find_first_of("#\n\r") != std::string::npos)
       throw InputError(where + ": a value cannot contain '#' or a line break");
-    if (!reg.find(key)) throw InputError(where + ": unknown key '" + key + "'" + suggestion(reg, key));
+    if (!reg.find(key)) throw InputError(where + ": unknown key '" + shorten(key) + "'" + suggestion(reg, key));
     raw[key] = {value, where};
   }
 
@@ -630,6 +661,24 @@ bool Deck::get_bool(const std::string& key) const {
   bool v = false;
   if (!to_bool(scalar_text(values_, key), v)) throw Error("deck: stored value of '" + key + "' is corrupt");
   return v;
+}
+
+namespace {
+int fit_int32(const std::string& key, long long v) {
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw InputError("key '" + key + "' = " + std::to_string(v) + " is out of range (it must lie within " +
+                     std::to_string(std::numeric_limits<int>::min()) + " .. " +
+                     std::to_string(std::numeric_limits<int>::max()) + ")");
+  return static_cast<int>(v);
+}
+}  // namespace
+
+int Deck::get_int32(const std::string& key) const { return fit_int32(key, get_int(key)); }
+
+std::vector<int> Deck::get_ints32(const std::string& key) const {
+  std::vector<int> out;
+  for (long long v : get_ints(key)) out.push_back(fit_int32(key, v));
+  return out;
 }
 
 std::vector<long long> Deck::get_ints(const std::string& key) const {

@@ -73,6 +73,10 @@ class Deck {
                         const std::vector<std::string>& overrides = {});
 
   long long get_int(const std::string& key) const;
+  /// get_int for a value the reading code holds in an int: InputError naming the key when it does not fit.
+  int get_int32(const std::string& key) const;
+  /// get_ints for values the reading code holds in ints (InputError naming the key when one does not fit).
+  std::vector<int> get_ints32(const std::string& key) const;
   double get_real(const std::string& key) const;
   const std::string& get_string(const std::string& key) const;
   bool get_bool(const std::string& key) const;

@@ -32,6 +32,7 @@
 #include "core/log.hpp"
 #include "io/checkpoint_detail.hpp"
 #include "io/row_exchange.hpp"
+#include "io/space.hpp"
 #include "stratus/version.hpp"
 
 namespace stratus {
@@ -215,6 +216,7 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& final_path,
     }
   }
   agree_or_throw(comm_, ok, msg);
+  reserve_space(comm_, tmp_, with_metadata(static_cast<double>(meta.deck_text.size())));
 
   h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
   h5::check_status(H5Pset_fapl_mpio(fapl.get(), comm_, MPI_INFO_NULL), "select MPI-IO for '" + tmp_ + "'");
@@ -238,9 +240,11 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& final_path,
   if (!created) {
     // A rank whose create succeeded leaves the file open: closing is collective and would hang (MPI-IO
     // opens are collective, so this split should not occur in practice).
-    throw Error("cannot create checkpoint file '" + tmp_ + "'" + (why.empty() ? "" : ": " + why));
+    throw CollectiveError("cannot create checkpoint file '" + tmp_ + "'" + (why.empty() ? "" : ": " + why));
   }
   file_ = h5::File(id, "create '" + tmp_ + "'");
+  file_.mark_output();
+  created_ = true;
 
   const hid_t f = file_.get();
   h5::write_attribute(f, "format", kFormat);
@@ -273,7 +277,19 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& final_path,
   deck.close("close " + what);
 }
 
-CheckpointWriter::~CheckpointWriter() = default;
+CheckpointWriter::~CheckpointWriter() {
+  if (!created_ || committed_) return;
+  // Not committed: an exception is unwinding. Close (or, after a failed HDF5 call, abandon) the file and
+  // remove the temporary, so that a failed checkpoint leaves nothing behind and older ones stand.
+  dxpl_ = h5::PropList();
+  file_ = h5::File();
+  if (rank_ == 0 || h5::abandoned()) {
+    std::error_code ec;
+    fs::remove(tmp_, ec);
+  }
+}
+
+void CheckpointWriter::reserve(double raw_bytes) { reserve_space(comm_, tmp_, with_metadata(raw_bytes)); }
 
 void CheckpointWriter::claim(const std::string& name) {
   STRATUS_REQUIRE(file_.valid(), "checkpoint '" << final_ << "': dataset '" << name << "' written after commit()");
@@ -316,6 +332,7 @@ void CheckpointWriter::write_grid(const std::string& name, int nvar, Int3 global
                                    static_cast<hsize_t>(offset[0])};
   const std::vector<hsize_t> count{static_cast<hsize_t>(nvar), static_cast<hsize_t>(extent[2]),
                                    static_cast<hsize_t>(extent[1]), static_cast<hsize_t>(extent[0])};
+  reserve(8.0 * static_cast<double>(total) * nvar);
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, H5T_IEEE_F64LE, dims, "grid", what);
   h5::write_selection(ds.get(), H5T_NATIVE_DOUBLE, start, count, true, data.data(), dxpl_.get(), what);
@@ -365,6 +382,7 @@ void CheckpointWriter::write_rows_impl(const std::string& name, long long natoms
 
   // 4. One collective hyperslab write.
   const std::vector<hsize_t> dims{static_cast<hsize_t>(natoms), static_cast<hsize_t>(ncomp)};
+  reserve(8.0 * static_cast<double>(natoms) * ncomp);
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, TypeOf<T>::file(), dims, "rows", what);
   h5::write_selection(ds.get(), TypeOf<T>::mem(), {static_cast<hsize_t>(row0), 0},
@@ -378,6 +396,7 @@ void CheckpointWriter::write_values(const std::string& name, const std::vector<d
   const std::string what = "dataset '" + name + "' in '" + tmp_ + "'";
   long long n = static_cast<long long>(v.size());
   STRATUS_MPI_CHECK(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm_));
+  reserve(8.0 * static_cast<double>(n));
   h5::Group group(H5Gopen2(file_.get(), kDataGroup, H5P_DEFAULT), "open group /data");
   h5::Dataset ds = make_dataset(group.get(), name, H5T_IEEE_F64LE, {static_cast<hsize_t>(n)}, "values", what);
   h5::write_selection(ds.get(), H5T_NATIVE_DOUBLE, {0}, {static_cast<hsize_t>(n)}, rank_ == 0, v.data(), dxpl_.get(),
@@ -393,7 +412,11 @@ void CheckpointWriter::commit(int keep) {
   STRATUS_REQUIRE(keep <= 0 || in_series,
                   "checkpoint '" << final_ << "': keep > 0 needs a name of the form NAME_chk_<step>.h5");
   dxpl_ = h5::PropList();
-  file_.close("close '" + tmp_ + "'");
+  try {
+    file_.close("close '" + tmp_ + "'");
+  } catch (const Error& e) {
+    throw Error(e.what() + space_hint(tmp_));
+  }
 
   bool ok = true;
   std::string msg;
@@ -415,6 +438,7 @@ void CheckpointWriter::commit(int keep) {
     }
   }
   agree_or_throw(comm_, ok, msg);
+  committed_ = true;
 
   if (keep > 0 && rank_ == 0) {
     const std::vector<SeriesFile> files = list_series(fs::path(final_).parent_path().string(), series);

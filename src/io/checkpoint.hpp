@@ -54,7 +54,8 @@ class CheckpointWriter {
   /// Collective. Creates final_path + ".tmp" (truncating a stale one; the directory is created if
   /// needed) and writes the metadata. Rank 0's meta is used on every rank.
   CheckpointWriter(MPI_Comm comm, const std::string& final_path, const CheckpointMeta& meta);
-  /// Without commit() the file stays a ".tmp". Collective (closes the file).
+  /// Without commit() (an exception unwinding) the file is closed, or abandoned after a failed HDF5 call
+  /// (io/hdf5_util.hpp), and the ".tmp" removed: a failed checkpoint leaves no file behind.
   ~CheckpointWriter();
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
@@ -88,11 +89,14 @@ class CheckpointWriter {
                        const std::vector<T>& values);
   /// Checks the name is valid and unused (same outcome on every rank) and that the file is open.
   void claim(const std::string& name);
+  /// Collective: reserve_space for raw_bytes of data (plus metadata) in the temporary file.
+  void reserve(double raw_bytes);
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::string final_, tmp_;
   long step_ = 0;
+  bool created_ = false, committed_ = false;
   h5::File file_;
   h5::PropList dxpl_;  // collective transfer (parallel HDF5 writes filtered data only collectively)
   std::set<std::string> names_;

@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -300,6 +301,10 @@ Opened open_and_validate(MPI_Comm comm, const std::string& path, const std::stri
     o.meta.git_hash = read_string_attribute(f, "git_hash");
     o.meta.deck_text = read_deck(f);
     if (o.meta.step < 0 || o.meta.nranks < 1) throw InputError("has a negative step or no ranks");
+    // Steps travel through doubles (the history table) and the time must be a time.
+    if (o.meta.step > (1LL << 53)) throw InputError("has step " + std::to_string(o.meta.step) + ", beyond 2^53");
+    if (!std::isfinite(o.meta.time) || o.meta.time < 0.0)
+      throw InputError("has time " + std::to_string(o.meta.time) + ", not a finite time >= 0");
 
     if (must(H5Lexists(f, kDataGroup, H5P_DEFAULT), "has unreadable metadata") == 0) {
       throw InputError("has no group /data");

@@ -25,6 +25,7 @@
 #include "core/error.hpp"
 #include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/space.hpp"
 #include "io/xdmf.hpp"
 #include "stratus/version.hpp"
 
@@ -218,12 +219,21 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   const std::string tmp_path = h5_path + ".tmp";
 
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state);
+  const Int3& n = grid_.global_n;
+  reserve_space(comm, tmp_path,
+                with_metadata(8.0 * static_cast<double>(vars.size()) * n[0] * n[1] * n[2] +
+                              static_cast<double>(prov_.deck_text.size() + prov_.resolved_deck.size())));
   try {
     write_hdf5(tmp_path, decomp_, grid_, prov_, host, vars, step, time, deflate_);
-  } catch (...) {
+  } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);
     throw;
+  } catch (const Error& e) {
+    // This rank's write failed; the others may not know yet, so whichever rank sees it removes the file.
+    std::error_code ignored;
+    if (fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);
+    throw Error(e.what() + space_hint(tmp_path));
   }
   // Every rank has closed its part of the file before rank 0 makes it visible.
   STRATUS_MPI_CHECK(MPI_Barrier(comm));

@@ -26,10 +26,12 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
   if (!all_ok) {
     // A rank whose open succeeded leaves it open: closing is collective under MPI-IO and would hang (the
     // opens are collective, so this split should not occur in practice).
-    throw Error(std::string("cannot ") + (create ? "create " : "open ") + kind + " file '" + path + "'" +
-                (why.empty() ? "" : ": " + why));
+    throw CollectiveError(std::string("cannot ") + (create ? "create " : "open ") + kind + " file '" + path + "'" +
+                          (why.empty() ? "" : ": " + why));
   }
-  return File(id, (create ? "create '" : "open '") + path + "'");
+  File file(id, (create ? "create '" : "open '") + path + "'");
+  file.mark_output();
+  return file;
 }
 
 }  // namespace stratus::h5

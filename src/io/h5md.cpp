@@ -24,6 +24,7 @@
 #include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/row_exchange.hpp"
+#include "io/space.hpp"
 #include "io/xdmf.hpp"
 #include "stratus/version.hpp"
 
@@ -175,6 +176,7 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
   agree_or_throw(comm_, ok, msg);
 
   const double t0 = MPI_Wtime();
+  reserve_space(comm_, path_, with_metadata(16.0 * static_cast<double>(spec_.natoms)));
   h5::File file = h5::open_parallel(comm_, path_, true, "H5MD");
   {
     h5::Group h5md = make_group(file.get(), "h5md");
@@ -320,7 +322,9 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     }
   }
 
-  // 4. Collective writes: every time-dependent dataset grows by one frame.
+  // 4. Collective writes: every time-dependent dataset grows by one frame (after checking that it fits:
+  // a write that fails half-way through a frame can leave the whole file unreadable).
+  reserve_space(comm_, path_, with_metadata(24.0 * nvec * static_cast<double>(natoms) + 100.0));
   h5::File file = h5::open_parallel(comm_, path_, false, "H5MD");
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
   h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");

@@ -8,14 +8,46 @@
 
 namespace stratus::h5 {
 
+namespace {
+int g_output_files = 0;
+bool g_failed = false;     // an HDF5 call failed while an output file was open
+bool g_abandoned = false;  // a handle was left open because of that
+
+[[noreturn]] void fail(const std::string& what) {
+  detail::note_failure();
+  const std::string why = last_error();
+  throw Error("HDF5: " + what + " failed" + (why.empty() ? std::string() : ": " + why));
+}
+}  // namespace
+
+int output_files_open() { return g_output_files; }
+bool abandoned() { return g_abandoned; }
+
+namespace detail {
+void output_file_opened() { ++g_output_files; }
+void output_file_closed() {
+  if (g_output_files > 0) --g_output_files;
+}
+void note_failure() {
+  if (g_output_files > 0) g_failed = true;
+}
+bool abandon_on_unwind() {
+  const bool abandon = g_failed && g_output_files > 0 && std::uncaught_exceptions() > 0;
+  if (abandon) g_abandoned = true;
+  return abandon;
+}
+}  // namespace detail
+
 hid_t check_id(hid_t id, const std::string& what) {
-  if (id < 0) throw Error("HDF5: " + what + " failed");
+  if (id < 0) fail(what);
   return id;
 }
 
 void check_status(herr_t status, const std::string& what) {
-  if (status < 0) throw Error("HDF5: " + what + " failed");
+  if (status < 0) fail(what);
 }
+
+void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 QuietErrors::QuietErrors() {
   H5Eget_auto2(H5E_DEFAULT, &func_, &data_);

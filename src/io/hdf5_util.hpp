@@ -7,6 +7,8 @@
 #pragma once
 #include <hdf5.h>
 
+#include <exception>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,10 +16,28 @@
 
 namespace stratus::h5 {
 
-/// Throws Error("<what> failed") when id is negative; returns id otherwise.
+/// Throws Error("HDF5: <what> failed: <HDF5's innermost message>") when id is negative; returns id otherwise.
 hid_t check_id(hid_t id, const std::string& what);
-/// Throws Error("<what> failed") when status is negative.
+/// Throws Error("HDF5: <what> failed: ...") when status is negative.
 void check_status(herr_t status, const std::string& what);
+/// Turns HDF5's automatic error-stack printing off for the process: failures are reported through
+/// Error messages that carry HDF5's innermost message (the executable calls this once at start-up).
+void silence_library_errors();
+
+/// Output files (created or opened for writing) currently open in this process, and whether an HDF5 call
+/// failed while one was. After such a failure the library's state on this rank may no longer match the
+/// other ranks', and closing a file under MPI-IO is collective: a close then can block for ever, or crash at
+/// MPI_Finalize. So while an exception unwinds after a failed HDF5 call with an output file open, handles
+/// are abandoned, not closed, and `abandoned()` turns true: the process must then end without finalising
+/// HDF5 (the executable calls MPI_Abort, or _Exit on one rank).
+int output_files_open();
+bool abandoned();
+namespace detail {
+void output_file_opened();
+void output_file_closed();
+void note_failure();
+bool abandon_on_unwind();
+}  // namespace detail
 
 /// Owns one identifier and closes it with Close. Move-only; a default-constructed handle owns nothing.
 template <herr_t (*Close)(hid_t)>
@@ -27,33 +47,56 @@ class Handle {
   /// Takes ownership of id; throws (and owns nothing) when id is negative.
   Handle(hid_t id, const std::string& what) : id_(check_id(id, what)) {}
   ~Handle() {
-    // A destructor cannot report failure; HDF5 still prints its own error stack if closing fails.
-    if (id_ >= 0) Close(id_);
+    // A destructor cannot report failure; HDF5's error printing is off, so a failed close is silent.
+    release();
   }
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& o) noexcept : id_(o.id_) { o.id_ = -1; }
+  Handle(Handle&& o) noexcept : id_(o.id_), output_(o.output_) {
+    o.id_ = -1;
+    o.output_ = false;
+  }
   Handle& operator=(Handle&& o) noexcept {
     if (this != &o) {
-      if (id_ >= 0) Close(id_);
+      release();
       id_ = o.id_;
+      output_ = o.output_;
       o.id_ = -1;
+      o.output_ = false;
     }
     return *this;
   }
 
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
+  /// Marks a file handle as an output file (see output_files_open()).
+  void mark_output() {
+    if (id_ >= 0 && !output_) {
+      output_ = true;
+      detail::output_file_opened();
+    }
+  }
   /// Closes now and reports failure (for files, whose close flushes data that must reach the disk).
   void close(const std::string& what) {
     if (id_ < 0) return;
     const hid_t id = id_;
     id_ = -1;
-    check_status(Close(id), what);
+    const herr_t status = Close(id);
+    if (output_) detail::output_file_closed();
+    output_ = false;
+    check_status(status, what);
   }
 
  private:
+  void release() noexcept {
+    if (id_ < 0) return;
+    if (!detail::abandon_on_unwind()) Close(id_);
+    if (output_) detail::output_file_closed();
+    id_ = -1;
+    output_ = false;
+  }
   hid_t id_ = -1;
+  bool output_ = false;
 };
 
 using File = Handle<H5Fclose>;

@@ -1,0 +1,96 @@
+// reserve_space and space_hint (io/space.hpp).
+#include "io/space.hpp"
+
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "core/agree.hpp"
+#include "core/error.hpp"
+
+namespace stratus {
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+/// Bytes available to this user on the file system of dir, or -1 when statvfs fails.
+double free_bytes(const std::string& dir) {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) return -1.0;
+  return static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
+}
+
+std::string size_text(double b) {
+  std::ostringstream os;
+  os.precision(3);
+  if (b >= 1e9)
+    os << b / 1e9 << " GB";
+  else if (b >= 1e6)
+    os << b / 1e6 << " MB";
+  else
+    os << b / 1e3 << " kB";
+  return os.str();
+}
+
+bool check_disabled() {
+  const char* env = std::getenv("STRATUS_IO_RESERVE");
+  return env && std::strcmp(env, "0") == 0;
+}
+
+/// Rank 0's check; empty when the bytes fit.
+std::string try_reserve(const std::string& path, double bytes) {
+  const std::string dir = dir_of(path);
+  const std::string scratch = path + ".reserve";
+  const off_t len = static_cast<off_t>(std::ceil(bytes));
+  const int fd = ::open(scratch.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOSPC || err == EDQUOT) {
+      return "cannot write '" + path + "': " + std::strerror(err) + " (" + size_text(std::max(0.0, free_bytes(dir))) +
+             " free in '" + dir + "', about " + size_text(bytes) + " needed)";
+    }
+    return "cannot write '" + path + "': cannot create a file in '" + dir + "': " + std::strerror(err);
+  }
+  int rc = len > 0 ? ::posix_fallocate(fd, 0, len) : 0;
+  ::close(fd);
+  ::unlink(scratch.c_str());
+  if (rc == EOPNOTSUPP || rc == ENOSYS || rc == EINVAL) {
+    // No fallocate here (some network file systems): compare with the free space instead.
+    const double avail = free_bytes(dir);
+    rc = (avail >= 0.0 && avail < bytes) ? ENOSPC : 0;
+  }
+  if (rc == 0) return {};
+  return "cannot write '" + path + "': " + std::strerror(rc) + " (" + size_text(std::max(0.0, free_bytes(dir))) +
+         " free in '" + dir + "', about " + size_text(bytes) + " needed)";
+}
+
+}  // namespace
+
+double with_metadata(double raw_bytes) { return raw_bytes * 1.01 + 16.0 * 1024.0; }
+
+void reserve_space(MPI_Comm comm, const std::string& path, double bytes) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::string msg;
+  if (rank == 0 && !check_disabled()) msg = try_reserve(path, bytes);
+  agree_or_throw(comm, msg.empty(), msg);
+}
+
+std::string space_hint(const std::string& path) {
+  const double avail = free_bytes(dir_of(path));
+  if (avail < 0.0 || avail >= 1024.0 * 1024.0) return {};
+  return " (" + std::string(std::strerror(ENOSPC)) + ": " + size_text(avail) + " free in '" + dir_of(path) + "')";
+}
+
+}  // namespace stratus
