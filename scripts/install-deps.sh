@@ -12,7 +12,8 @@
 #   scripts/kokkos-3.4.1-cuda13.patch (CUDA 13 and Hopper support) to a copy of the extracted source.
 #
 # - With --test-tools: also what the test suite runs besides the build (Debian's python3-h5py, numpy,
-#   matplotlib and MDAnalysis for the postprocessing and trajectory tests), so that no test is skipped.
+#   matplotlib and MDAnalysis for the postprocessing and trajectory tests, procps for the signal tests), so
+#   that no test is skipped.
 #
 # Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70]
 #                                [--test-tools]
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
     --arch) arch="$2"; shift 2 ;;
     --test-tools) test_tools=1; shift ;;
     --arch=*) arch="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) echo "install-deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,7 +53,7 @@ kokkos_version=3.4.1
 packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
           libboost-program-options-dev catch2 libfftw3-dev)
-[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis)
+[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis procps)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

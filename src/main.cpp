@@ -20,7 +20,7 @@
 #include "driver/simulation.hpp"
 #include "input/deck.hpp"
 #include "io/hdf5_util.hpp"
-#include "io/output_dir.hpp"
+#include "io/output_dir.hpp"  // check_output_location
 #include "register.hpp"
 #include "stratus/default_deck.hpp"
 #include "stratus/version.hpp"
@@ -217,7 +217,6 @@ int run_command(const Cli& cli, const Runtime& rt) {
     return 0;
   }
   log::info(head.str());
-  const OutputLock lock(rt.comm(), rp.output_dir, rp.name);
   const RunStatus st = run_simulation(*sim, deck, rp, rt.comm(), cli.restart);
   if (sim->grid_fields())
     log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +

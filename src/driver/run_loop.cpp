@@ -14,6 +14,7 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "io/checkpoint.hpp"
+#include "io/output_dir.hpp"
 #include "io/space.hpp"
 
 namespace stratus {
@@ -252,7 +253,9 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
 
   StopHandlers stop_handlers(rp.stop_grace);
 
-  // Output starts here, after the deck and the set-up are known to be good.
+  // Output starts here, after the deck, the set-up and a restart file are known to be good: first the
+  // lock on the output directory, so that no other run of this name writes there at the same time.
+  const OutputLock lock(comm, rp.output_dir, rp.name);
   std::unique_ptr<GridSnapshotWriter> writer;
   Provenance prov{rp.physics, deck.text(), deck.resolved_text(), sim.length_unit(), sim.time_unit()};
   double own_bytes = 0.0, own_seconds = 0.0;  // the simulation's own snapshot output (trajectories)

@@ -356,13 +356,16 @@ void HistoryTable::append(const std::vector<double>& values) {
   STRATUS_REQUIRE(values.size() == ncol_,
                   "history table '" << path_ << "': " << values.size() << " values for " << ncol_ << " columns");
   bool ok = true;
+  std::string why;
   if (root_) {
     std::string row;
     for (std::size_t c = 0; c < values.size(); ++c) row += (c ? "," : "") + format_value(values[c]);
+    errno = 0;
     *out_ << row << '\n' << std::flush;
     ok = static_cast<bool>(*out_);
+    if (!ok && errno != 0) why = std::string(": ") + std::strerror(errno);
   }
-  agree_or_throw(comm_, ok, "cannot write to history file '" + path_ + "'");
+  agree_or_throw(comm_, ok, "cannot write to history file '" + path_ + "'" + why);
 }
 
 }  // namespace stratus

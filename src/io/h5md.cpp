@@ -325,38 +325,44 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   // 4. Collective writes: every time-dependent dataset grows by one frame (after checking that it fits:
   // a write that fails half-way through a frame can leave the whole file unreadable).
   reserve_space(comm_, path_, with_metadata(24.0 * nvec * static_cast<double>(natoms) + 100.0));
-  h5::File file = h5::open_parallel(comm_, path_, false, "H5MD");
-  h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
-  h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
-  const std::string g = "/particles/" + spec_.particle_group + "/";
-  const hsize_t nf = static_cast<hsize_t>(frame) + 1, hn = static_cast<hsize_t>(natoms);
-  const hsize_t fr = static_cast<hsize_t>(frame), r0 = static_cast<hsize_t>(row0), nl = nloc;
-  const bool root = rank_ == 0;
-  const std::int64_t step64 = step;
-  write_block(file.get(), g + "position/step", H5T_NATIVE_INT64, {nf}, {fr}, {1}, root, &step64, dxpl.get(), true);
-  write_block(file.get(), g + "position/time", H5T_NATIVE_DOUBLE, {nf}, {fr}, {1}, root, &time, dxpl.get(), true);
-  double edges[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int d = 0; d < 3; ++d) edges[4 * d] = spec_.hi[d] - spec_.lo[d];
-  write_block(file.get(), g + "box/edges/value", H5T_NATIVE_DOUBLE, {nf, 3, 3}, {fr, 0, 0}, {1, 3, 3}, root, edges,
-              dxpl.get(), true);
-  write_block(file.get(), g + "position/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-              pos.data(), dxpl.get(), true);
-  if (spec_.velocities) {
-    write_block(file.get(), g + "velocity/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-                vel.data(), dxpl.get(), true);
+  try {
+    h5::File file = h5::open_parallel(comm_, path_, false, "H5MD");
+    h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
+    h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
+    const std::string g = "/particles/" + spec_.particle_group + "/";
+    const hsize_t nf = static_cast<hsize_t>(frame) + 1, hn = static_cast<hsize_t>(natoms);
+    const hsize_t fr = static_cast<hsize_t>(frame), r0 = static_cast<hsize_t>(row0), nl = nloc;
+    const bool root = rank_ == 0;
+    const std::int64_t step64 = step;
+    write_block(file.get(), g + "position/step", H5T_NATIVE_INT64, {nf}, {fr}, {1}, root, &step64, dxpl.get(), true);
+    write_block(file.get(), g + "position/time", H5T_NATIVE_DOUBLE, {nf}, {fr}, {1}, root, &time, dxpl.get(), true);
+    double edges[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int d = 0; d < 3; ++d) edges[4 * d] = spec_.hi[d] - spec_.lo[d];
+    write_block(file.get(), g + "box/edges/value", H5T_NATIVE_DOUBLE, {nf, 3, 3}, {fr, 0, 0}, {1, 3, 3}, root, edges,
+                dxpl.get(), true);
+    write_block(file.get(), g + "position/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+                pos.data(), dxpl.get(), true);
+    if (spec_.velocities) {
+      write_block(file.get(), g + "velocity/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+                  vel.data(), dxpl.get(), true);
+    }
+    if (spec_.forces) {
+      write_block(file.get(), g + "force/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+                  force.data(), dxpl.get(), true);
+    }
+    if (frame == 0) {
+      std::vector<std::int64_t> ids(nloc);
+      for (std::size_t j = 0; j < nloc; ++j) ids[j] = row0 + static_cast<long long>(j) + 1;
+      write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types.data(), dxpl.get(), false);
+      write_block(file.get(), g + "id", H5T_NATIVE_INT64, {hn}, {r0}, {nl}, true, ids.data(), dxpl.get(), false);
+      bytes_ += 12.0 * static_cast<double>(natoms);
+    }
+    file.close("close '" + path_ + "'");
+  } catch (const CollectiveError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(where.str() + e.what());
   }
-  if (spec_.forces) {
-    write_block(file.get(), g + "force/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-                force.data(), dxpl.get(), true);
-  }
-  if (frame == 0) {
-    std::vector<std::int64_t> ids(nloc);
-    for (std::size_t j = 0; j < nloc; ++j) ids[j] = row0 + static_cast<long long>(j) + 1;
-    write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types.data(), dxpl.get(), false);
-    write_block(file.get(), g + "id", H5T_NATIVE_INT64, {hn}, {r0}, {nl}, true, ids.data(), dxpl.get(), false);
-    bytes_ += 12.0 * static_cast<double>(natoms);
-  }
-  file.close("close '" + path_ + "'");
 
   frames_.push_back(Frame{step, time});
   bytes_ += 24.0 * nvec * static_cast<double>(natoms) + 16.0 + 72.0;

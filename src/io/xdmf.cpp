@@ -3,6 +3,9 @@
 // dimensions. Names and file references are XML-escaped. Nothing here touches MPI or HDF5.
 #include "io/xdmf.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -115,16 +118,27 @@ std::string series_document(const std::string& name, const Mesh& mesh, const std
 
 void write_text_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot create '" + tmp + "': " + std::strerror(errno));
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw Error("cannot write '" + tmp + "'");
+  // POSIX calls rather than a stream, so that a failure (a full disk) reports the system's reason.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot create '" + tmp + "': " + std::strerror(errno));
+  const char* p = text.data();
+  std::size_t left = text.size();
+  int err = 0;
+  while (left > 0 && err == 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+    } else {
+      p += n;
+      left -= static_cast<std::size_t>(n);
     }
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw Error("cannot write '" + tmp + "': " + std::strerror(err));
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
