@@ -118,18 +118,6 @@ OptionRegistry declare_all(const PhysicsRegistry& physics) {
   return reg;
 }
 
-std::string bytes_text(double b) {
-  std::ostringstream os;
-  os.precision(3);
-  if (b >= 1e9)
-    os << b / 1e9 << " GB";
-  else if (b >= 1e6)
-    os << b / 1e6 << " MB";
-  else
-    os << b / 1e3 << " kB";
-  return os.str();
-}
-
 std::string fmt(double v, int digits = 4) {
   std::ostringstream os;
   os.precision(digits);
@@ -204,8 +192,8 @@ int run_command(const Cli& cli, const Runtime& rt) {
        << Kokkos::DefaultExecutionSpace::name() << "\n"
        << "deck: " << deck.source() << "\n"
        << sim->describe() << "\n"
-       << "memory estimate: " << bytes_text(sim->memory_bytes()) << " per rank, "
-       << bytes_text(sim->memory_bytes() * rt.size()) << " in all";
+       << "memory estimate: " << log::bytes_text(sim->memory_bytes()) << " per rank, "
+       << log::bytes_text(sim->memory_bytes() * rt.size()) << " in all";
   if (cli.command == "bench") {
     log::info(head.str());
     return bench_command(cli, *sim, rt, rp.physics);

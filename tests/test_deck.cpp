@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -440,4 +441,43 @@ TEST_CASE("OptionRegistry rejects duplicate and malformed declarations", "[deck]
   reg.add_int("grid.ng", 0, "", "").at_least(1);
   CHECK_THROWS_AS(Deck::parse(reg, "", "x"), stratus::Error);
   CHECK(Deck::parse(reg, "[grid]\nng = 2\n", "x").get_int("grid.ng") == 2);
+}
+
+TEST_CASE("Deck rejects control characters, which would cut file names short", "[deck]") {
+  const OptionRegistry reg = make_registry();
+  // A NUL inside a value (it once sent every output of a run to one file).
+  const char nul[] = "[run]\nphysics = advection\ntitle = a\0b\n";
+  CHECK_THAT(parse_error(reg, std::string(nul, sizeof nul - 1)), Contains("line 3: control character 0x00"));
+  CHECK_THAT(parse_error(reg, "[run]\nphysics = advection\ntitle = a\x1b[31mred\n"), Contains("control character 0x1b"));
+  CHECK_THAT(parse_error(reg, kMinimal, {std::string("run.title=a\x07")}),
+             Contains("command line override") && Contains("control character 0x07"));
+  // Tabs and CRLF line ends are ordinary text.
+  CHECK(Deck::parse(reg, "[run]\r\nphysics =\tadvection\r\n", "x.ini").get_string("run.physics") == "advection");
+}
+
+TEST_CASE("Deck rejects a huge unknown key at once with a short message", "[deck]") {
+  const OptionRegistry reg = make_registry();
+  const std::string key(2000000, 'k');
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = parse_error(reg, "[grid]\n" + key + " = 1\n");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(seconds < 2.0);  // the edit-distance search took minutes on such keys
+  CHECK(msg.size() < 300);
+  CHECK_THAT(msg, Contains("unknown key 'grid.kkk") && Contains("...'"));
+}
+
+TEST_CASE("Deck get_int32 and get_ints32 refuse values an int cannot hold", "[deck]") {
+  const OptionRegistry reg = make_registry();
+  const Deck ok = Deck::parse(reg, kMinimal, "x.ini", {"grid.nx=2147483647", "parallel.decomp=2 3 1"});
+  CHECK(ok.get_int32("grid.nx") == 2147483647);
+  CHECK(ok.get_ints32("parallel.decomp") == std::vector<int>{2, 3, 1});
+  // 2^32 + 64 used to become 64; 2^31 used to be reported as -2147483648.
+  const Deck big = Deck::parse(reg, kMinimal, "x.ini", {"grid.nx=4294967360", "parallel.decomp=4294967298 1 1"});
+  CHECK(big.get_int("grid.nx") == 4294967360LL);
+  CHECK_THROWS_MATCHES(big.get_int32("grid.nx"), InputError,
+                       MessageContains({"key 'grid.nx' = 4294967360 is out of range", "2147483647"}));
+  CHECK_THROWS_MATCHES(big.get_ints32("parallel.decomp"), InputError,
+                       MessageContains({"key 'parallel.decomp' = 4294967298 is out of range"}));
+  const Deck edge = Deck::parse(reg, kMinimal, "x.ini", {"grid.nx=2147483648"});
+  CHECK_THROWS_MATCHES(edge.get_int32("grid.nx"), InputError, MessageContains({"= 2147483648 is out of range"}));
 }

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <iostream>
+#include <sstream>
 
 namespace stratus::log {
 namespace {
@@ -32,6 +33,18 @@ void debug(const std::string& msg) {
 // Warnings and errors go out in one write each, so lines of different ranks never interleave mid-line.
 void warn(const std::string& msg) { write_stderr_line("[rank " + std::to_string(rank()) + "] warning: " + msg); }
 void error(const std::string& msg) { write_stderr_line("[rank " + std::to_string(rank()) + "] error: " + msg); }
+
+std::string bytes_text(double b) {
+  std::ostringstream os;
+  os.precision(3);
+  if (b >= 1e9)
+    os << b / 1e9 << " GB";
+  else if (b >= 1e6)
+    os << b / 1e6 << " MB";
+  else
+    os << b / 1e3 << " kB";
+  return os.str();
+}
 
 void write_stderr_line(const std::string& line) {
   std::cerr.flush();

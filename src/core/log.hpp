@@ -23,6 +23,9 @@ void error(const std::string& msg);
 /// rank's MPI_Abort kills this process a moment later). Async-signal-safe for short lines.
 void write_stderr_line(const std::string& line);
 
+/// A byte count for messages, three significant digits: "41.3 kB", "2.1 MB", "17 GB".
+std::string bytes_text(double bytes);
+
 /// Concatenates its arguments with operator<<.
 template <class... Args>
 std::string cat(const Args&... args) {

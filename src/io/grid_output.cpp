@@ -336,13 +336,29 @@ HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::ve
           if (!line.empty() && std::strtod(line.c_str(), nullptr) < static_cast<double>(resume_step))
             kept.push_back(line);
       }
-      out_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+      // The header and the kept rows go to a temporary renamed over the table, so that a failure or a kill
+      // here never leaves the table of a restarted run shorter than it was.
+      const std::string tmp = path + ".tmp";
+      {
+        std::ofstream head(tmp, std::ios::out | std::ios::trunc);
+        if (!head) throw Error(std::strerror(errno));
+        for (std::size_t c = 0; c < columns.size(); ++c) head << (c ? "," : "") << csv_field(columns[c]);
+        head << '\n';
+        for (const auto& l : kept) head << l << '\n';
+        errno = 0;
+        head.close();
+        if (!head) {
+          const int err = errno;
+          std::error_code ignored;
+          fs::remove(tmp, ignored);
+          throw Error(err ? std::strerror(err) : "write failed");
+        }
+      }
+      std::error_code ec;
+      fs::rename(tmp, path, ec);
+      if (ec) throw Error("cannot rename '" + tmp + "': " + ec.message());
+      out_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::app);
       if (!*out_) throw Error(std::strerror(errno));
-      for (std::size_t c = 0; c < columns.size(); ++c) *out_ << (c ? "," : "") << csv_field(columns[c]);
-      *out_ << '\n';
-      for (const auto& l : kept) *out_ << l << '\n';
-      *out_ << std::flush;
-      if (!*out_) throw Error("write failed");
     } catch (const std::exception& e) {
       ok = false;
       msg = "cannot create history file '" + path + "': " + e.what();

@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace stratus {
 
@@ -31,18 +31,6 @@ double free_bytes(const std::string& dir) {
   return static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
 }
 
-std::string size_text(double b) {
-  std::ostringstream os;
-  os.precision(3);
-  if (b >= 1e9)
-    os << b / 1e9 << " GB";
-  else if (b >= 1e6)
-    os << b / 1e6 << " MB";
-  else
-    os << b / 1e3 << " kB";
-  return os.str();
-}
-
 bool check_disabled() {
   const char* env = std::getenv("STRATUS_IO_RESERVE");
   return env && std::strcmp(env, "0") == 0;
@@ -51,18 +39,21 @@ bool check_disabled() {
 /// Rank 0's check; empty when the bytes fit.
 std::string try_reserve(const std::string& path, double bytes) {
   const std::string dir = dir_of(path);
+  const auto shortage = [&](int err) {
+    return "cannot write '" + path + "': " + std::strerror(err) + " (" +
+           log::bytes_text(std::max(0.0, free_bytes(dir))) + " free in '" + dir + "', about " +
+           log::bytes_text(bytes) + " needed)";
+  };
   const std::string scratch = path + ".reserve";
-  const off_t len = static_cast<off_t>(std::ceil(bytes));
   const int fd = ::open(scratch.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int err = errno;
-    if (err == ENOSPC || err == EDQUOT) {
-      return "cannot write '" + path + "': " + std::strerror(err) + " (" + size_text(std::max(0.0, free_bytes(dir))) +
-             " free in '" + dir + "', about " + size_text(bytes) + " needed)";
-    }
+    if (err == ENOSPC || err == EDQUOT) return shortage(err);
     return "cannot write '" + path + "': cannot create a file in '" + dir + "': " + std::strerror(err);
   }
-  int rc = len > 0 ? ::posix_fallocate(fd, 0, len) : 0;
+  const off_t len = static_cast<off_t>(std::ceil(bytes));
+  // fallocate(2) itself, not posix_fallocate: glibc would emulate a missing one by writing every block.
+  int rc = len > 0 && ::fallocate(fd, 0, 0, len) != 0 ? errno : 0;
   ::close(fd);
   ::unlink(scratch.c_str());
   if (rc == EOPNOTSUPP || rc == ENOSYS || rc == EINVAL) {
@@ -70,9 +61,7 @@ std::string try_reserve(const std::string& path, double bytes) {
     const double avail = free_bytes(dir);
     rc = (avail >= 0.0 && avail < bytes) ? ENOSPC : 0;
   }
-  if (rc == 0) return {};
-  return "cannot write '" + path + "': " + std::strerror(rc) + " (" + size_text(std::max(0.0, free_bytes(dir))) +
-         " free in '" + dir + "', about " + size_text(bytes) + " needed)";
+  return rc == 0 ? std::string() : shortage(rc);
 }
 
 }  // namespace
@@ -90,7 +79,7 @@ void reserve_space(MPI_Comm comm, const std::string& path, double bytes) {
 std::string space_hint(const std::string& path) {
   const double avail = free_bytes(dir_of(path));
   if (avail < 0.0 || avail >= 1024.0 * 1024.0) return {};
-  return " (" + std::string(std::strerror(ENOSPC)) + ": " + size_text(avail) + " free in '" + dir_of(path) + "')";
+  return " (" + std::string(std::strerror(ENOSPC)) + ": " + log::bytes_text(avail) + " free in '" + dir_of(path) + "')";
 }
 
 }  // namespace stratus

@@ -2,7 +2,7 @@
 // the most common way a long batch run fails, and a write that hits ENOSPC half-way through a
 // collective parallel-HDF5 call leaves the ranks in different states (a close that never returns, a
 // crash at MPI_Finalize). So every writer first asks for the bytes it is about to add: rank 0 allocates
-// them in a scratch file beside the output (posix_fallocate, which counts against quotas too) and frees
+// them in a scratch file beside the output (fallocate, which counts against quotas too) and frees
 // them at once, and the ranks agree on the outcome, so a shortage becomes one CollectiveError on every
 // rank before any byte of the file is touched. File systems without fallocate are checked with statvfs.
 // This does not reserve the space until the write (another job may take it in between); the writers
