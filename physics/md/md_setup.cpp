@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -280,7 +281,7 @@ std::string trim(const std::string& s) {
 AtomData read_lammps_data(const std::string& path) {
   const DataParser p(path);
   std::ifstream in(path);
-  if (!in) throw InputError("data file '" + path + "': cannot open the file for reading");
+  if (!in) throw InputError("data file '" + path + "': cannot open the file for reading: " + std::strerror(errno));
 
   enum class Section { header, masses, atoms, velocities };
   Section section = Section::header;
@@ -461,7 +462,7 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
                   "AtomData has " << atoms.ntypes << " types but " << atoms.mass.size() << " mass entries");
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) throw Error("cannot open '" + tmp + "' for writing");
+  if (!f) throw Error("cannot open '" + tmp + "' for writing: " + std::strerror(errno));
 
   std::fprintf(f, "LAMMPS data file via write_data (Stratus), atom style atomic\n\n");
   std::fprintf(f, "%zu atoms\n%d atom types\n\n", n, atoms.ntypes);
@@ -478,14 +479,21 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
     for (std::size_t i = 0; i < n; ++i)
       std::fprintf(f, "%lld %.17g %.17g %.17g\n", atoms.id[i], atoms.v[i][0], atoms.v[i][1], atoms.v[i][2]);
   }
-  const bool ok = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0 && !std::ferror(f);
-  if (std::fclose(f) != 0 || !ok) {
+  errno = 0;
+  bool ok = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0 && !std::ferror(f);
+  int err = ok ? 0 : errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
     std::remove(tmp.c_str());
-    throw Error("write error on '" + tmp + "'");
+    throw Error("write error on '" + tmp + "'" + (err ? std::string(": ") + std::strerror(err) : std::string()));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
     std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "'");
+    throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
   }
 }
 

@@ -15,6 +15,7 @@
 #include "core/log.hpp"
 #include "io/checkpoint.hpp"
 #include "io/output_dir.hpp"
+#include "io/space.hpp"
 #include "stratus/version.hpp"
 
 namespace stratus::md {
@@ -778,6 +779,8 @@ void MDSimulation::finish() {
               " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");
   if (p_.write_data.empty()) return;
   const AtomData all = gather();
+  // About 150 characters per atom (two lines of %.17g numbers).
+  reserve_space(pc_->comm(), p_.write_data, 150.0 * static_cast<double>(natoms_) + 4096.0);
   std::string err;
   if (pc_->rank() == 0) {
     try {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/agree.hpp"
 #include "core/error.hpp"
 #include "domain/cart_decomp.hpp"
 
@@ -489,17 +490,7 @@ void ParticleComm::transfer(const Buffer1D& sbuf, long long s_off, int n_send, i
                       Kokkos::subview(recv_host_, std::make_pair(0LL, static_cast<long long>(n_recv))));
 }
 
-void ParticleComm::agree(const std::string& msg) const {
-  const int mine = msg.empty() ? size_ : rank_;
-  int first = size_;
-  STRATUS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, cart_));
-  if (first == size_) return;
-  int len = static_cast<int>(msg.size());
-  STRATUS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, first, cart_));
-  std::string text = rank_ == first ? msg : std::string(static_cast<std::size_t>(len), ' ');
-  STRATUS_MPI_CHECK(MPI_Bcast(&text[0], len, MPI_CHAR, first, cart_));
-  throw Error(text);
-}
+void ParticleComm::agree(const std::string& msg) const { agree_all_or_throw(cart_, msg.empty(), msg); }
 
 void ParticleComm::exchange(Particles& p) {
   p.n_ghost = 0;
@@ -512,7 +503,7 @@ void ParticleComm::exchange(Particles& p) {
   if (total_after != total_before) {  // the same numbers on every rank: all throw
     std::ostringstream os;
     os << "md: atoms lost: " << total_before << " expected, " << total_after << " found";
-    throw Error(os.str());
+    throw CollectiveError(os.str());
   }
 }
 

@@ -102,7 +102,7 @@ class ParticleComm {
                 int n_recv, int from, int tag);
   /// Exchanges message sizes: sends n to `to`, returns what `from` sends (0 when from < 0).
   int transfer_count(int n, int to, int from, int tag);
-  /// Throws the same Error on every rank if msg is non-empty on any (the lowest such rank's message).
+  /// Throws the same CollectiveError on every rank if msg is non-empty on any (the lowest such rank's message).
   void agree(const std::string& msg) const;
   void migrate(Particles& p, int d);
 

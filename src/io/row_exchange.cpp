@@ -78,7 +78,7 @@ RowBlock route_rows(MPI_Comm comm, long long natoms, const std::vector<long long
   }
   STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &duplicates, 1, MPI_LONG_LONG, MPI_SUM, comm));
   if (duplicates > 0)
-    throw Error(where + std::to_string(duplicates) + " id(s) given more than once, so as many are missing");
+    throw CollectiveError(where + std::to_string(duplicates) + " id(s) given more than once, so as many are missing");
   return b;
 }
 
