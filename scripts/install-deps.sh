@@ -128,23 +128,12 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
       exit 1
     fi
     say "adding a deb-src entry to fetch Debian's trilinos source package"
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-        | as_root tee /etc/apt/sources.list.d/stratus-deb-src.sources >/dev/null
-    else
-      # Only the files that exist: an unmatched glob would make grep fail, and under pipefail that ends
-      # the script without a word (a classic sources.list with an empty sources.list.d/).
-      lists=()
-      for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do [ -f "$f" ] && lists+=("$f"); done
-      src_lines=""
-      [ ${#lists[@]} -gt 0 ] && src_lines=$(grep -h '^deb ' "${lists[@]}" | sed 's/^deb /deb-src /' || true)
-      if [ -z "$src_lines" ]; then
-        say "no 'deb' line in /etc/apt/sources.list or sources.list.d/: cannot add a deb-src entry for trilinos;"
-        say "add a deb-src line for bookworm by hand, or point Kokkos_ROOT at an installed Kokkos >= 3.4"
-        exit 1
-      fi
-      printf '%s\n' "$src_lines" | as_root tee /etc/apt/sources.list.d/stratus-deb-src.list >/dev/null
+    if ! entry=$("$here/deb-src-entry.sh"); then
+      say "cannot add a deb-src entry for trilinos: add a deb-src line for bookworm by hand,"
+      say "or point Kokkos_ROOT at an installed Kokkos >= 3.4"
+      exit 1
     fi
+    printf '%s\n' "$entry" | tail -n +2 | as_root tee "/etc/apt/sources.list.d/$(head -n1 <<<"$entry")" >/dev/null
     as_root apt-get update -qq >&2
     (cd "$dl" && apt-get source --download-only trilinos >&2)
   fi

@@ -9,3 +9,5 @@ stratus_add_script_test(cli_restart cli_restart.sh)
 # damaged checkpoint metadata (exit 77 where no tmpfs can be mounted).
 stratus_add_script_test(cli_hardening cli_hardening.sh)
 set_tests_properties(cli_hardening PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2)
+# The apt source entry that the first run adds to fetch Kokkos' source (fake apt roots, no network).
+stratus_add_script_test(deb_src_entry deb_src_entry.sh)
