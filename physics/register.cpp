@@ -4,6 +4,8 @@
 #include "climate/advection_diffusion.hpp"
 #include "climate/euler.hpp"
 #include "climate/shallow_water.hpp"
+#include "domain/grid_options.hpp"
+#include "driver/run_loop.hpp"
 #include "md/md_simulation.hpp"
 
 namespace stratus {
@@ -29,6 +31,14 @@ void register_physics(PhysicsRegistry& reg) {
                        [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
                          return std::make_unique<md::MDSimulation>(d, c);
                        }});
+}
+
+OptionRegistry declare_all_options(const PhysicsRegistry& physics) {
+  OptionRegistry reg;
+  declare_run_options(reg, physics.names());
+  declare_grid_options(reg);
+  for (const auto& p : physics.all()) p.declare_options(reg);
+  return reg;
 }
 
 }  // namespace stratus

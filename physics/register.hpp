@@ -4,4 +4,7 @@
 
 namespace stratus {
 void register_physics(PhysicsRegistry& reg);
+/// Every deck option of this build: [run] (run.physics limited to the registered names), [grid],
+/// [parallel] and each physics' own sections, as the executable parses decks.
+OptionRegistry declare_all_options(const PhysicsRegistry& physics);
 }

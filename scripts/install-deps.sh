@@ -13,16 +13,18 @@
 #
 # - With --test-tools: also what the test suite runs besides the build (Debian's python3-h5py, numpy,
 #   matplotlib and MDAnalysis for the postprocessing and trajectory tests, procps for the signal tests), so
-#   that no test is skipped.
+#   that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
+#   and llvm-16 (llvm-symbolizer), for scripts/fuzz.sh.
 #
 # Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70]
-#                                [--test-tools]
+#                                [--test-tools] [--fuzz-tools]
 # stdout: one line, the Kokkos install prefix; all messages go to stderr.
 # Environment: STRATUS_DEPS_DIR (default ~/.cache/stratus), Kokkos_ROOT (use this Kokkos instead).
 set -euo pipefail
 
 backend=openmp
 test_tools=0
+fuzz_tools=0
 arch=HOPPER90
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
     --backend=*) backend="${1#*=}"; shift ;;
     --arch) arch="$2"; shift 2 ;;
     --test-tools) test_tools=1; shift ;;
+    --fuzz-tools) fuzz_tools=1; shift ;;
     --arch=*) arch="${1#*=}"; shift ;;
     -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) echo "install-deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -54,6 +57,7 @@ packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
           libboost-program-options-dev catch2 libfftw3-dev)
 [ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis procps)
+[ "$fuzz_tools" = 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,7 +14,6 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
-#include "domain/grid_options.hpp"
 #include "driver/bench.hpp"
 #include "driver/run_loop.hpp"
 #include "driver/simulation.hpp"
@@ -110,14 +109,6 @@ Cli parse_cli(int argc, char** argv) {
   return cli;
 }
 
-OptionRegistry declare_all(const PhysicsRegistry& physics) {
-  OptionRegistry reg;
-  declare_run_options(reg, physics.names());
-  declare_grid_options(reg);
-  for (const auto& p : physics.all()) p.declare_options(reg);
-  return reg;
-}
-
 std::string fmt(double v, int digits = 4) {
   std::ostringstream os;
   os.precision(digits);
@@ -160,7 +151,7 @@ int bench_command(const Cli& cli, Simulation& sim, const Runtime& rt, const std:
 int run_command(const Cli& cli, const Runtime& rt) {
   PhysicsRegistry physics;
   register_physics(physics);
-  const OptionRegistry reg = declare_all(physics);
+  const OptionRegistry reg = declare_all_options(physics);
 
   if (cli.command == "help-deck") {
     log::info(reg.help_text(cli.deck));

@@ -401,3 +401,32 @@ TEST_CASE("Data file errors name the file and the line", "[md]") {
   err("title\nthree atoms\n", "2", "'three'");
   err("title\n3 atoms\n1 atom types\n1 0 xlo xhi\n", "4", "upper bound");
 }
+
+TEST_CASE("A data file's memory follows its length, not its declared type count", "[md]") {
+  // Found by fuzzing (tests/fuzz/regressions/data/): a 100-byte file declaring 2^31 - 1 atom types made the
+  // reader allocate per-type tables of 16 GB before looking at a single mass.
+  const TempDir tmp;
+  const std::string header = "title\n1 atoms\n2147483647 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n0 1 zlo zhi\n";
+  const std::string msg = read_error(tmp, header + "\nMasses\n\n1 1.0\n3 1.0\n\nAtoms\n\n1 1 0.5 0.5 0.5\n");
+  CHECK_THAT(msg, Contains("line 8:") && Contains("no mass for atom type 2 in the Masses section"));
+  CHECK_THAT(read_error(tmp, header), Contains("no Atoms section"));
+  // Masses still land at their types when every type has one.
+  const std::string three = "title\n1 atoms\n3 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n0 1 zlo zhi\n";
+  const auto a = stratus::md::read_lammps_data(
+      tmp.write("ok.data", three + "\nMasses\n\n3 3.5\n1 1.5\n2 2.5\n\nAtoms\n\n1 3 0.5 0.5 0.5\n"));
+  REQUIRE(a.mass.size() == 4);
+  CHECK(a.mass[1] == 1.5);
+  CHECK(a.mass[2] == 2.5);
+  CHECK(a.mass[3] == 3.5);
+}
+
+TEST_CASE("A blank Atoms hint is no atom style", "[md]") {
+  // Found by fuzzing (tests/fuzz/regressions/data/): "Atoms # <vertical tab>" left a comment that trim() kept
+  // but split() found no word in, and the style was read from an empty list.
+  const TempDir tmp;
+  const std::string head = std::string(kHeader) + "\nMasses\n\n1 1.0\n2 2.0\n";
+  const std::string atoms = "\n\n1 1 0 0 0\n2 2 1 1 1\n3 1 2 2 2\n";
+  for (const char* hint : {"Atoms #", "Atoms # \v", "Atoms #\f\v ", "Atoms # atomic"})
+    CHECK(stratus::md::read_lammps_data(tmp.write("hint.data", head + "\n" + hint + atoms)).natoms() == 3);
+  CHECK_THAT(read_error(tmp, head + "\nAtoms # \vfull\n" + atoms), Contains("atom style 'full'"));
+}

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <unordered_map>
@@ -290,7 +291,9 @@ AtomData read_lammps_data(const std::string& path) {
   long natoms_line = 0;
   bool box_seen[3] = {false, false, false};
   long masses_line = 0, atoms_line = 0, velocities_line = 0;
-  std::vector<bool> has_mass;
+  // Masses as given: memory in proportion to the file, not to the declared type count (a short file may
+  // declare 2^31 - 1 types); atoms.mass is filled at the end, once every type has its line.
+  std::map<int, double> masses;
   std::unordered_map<long long, std::size_t> index;  // id -> position
   std::vector<bool> has_vel;
   std::size_t nvel = 0;
@@ -303,8 +306,6 @@ AtomData read_lammps_data(const std::string& path) {
     for (int d = 0; d < 3; ++d)
       if (!box_seen[d])
         p.fail(line, std::string("the header has no '") + kBoxKey[d][0] + " " + kBoxKey[d][1] + "' line");
-    atoms.mass.assign(static_cast<std::size_t>(atoms.ntypes) + 1, 0.0);
-    has_mass.assign(static_cast<std::size_t>(atoms.ntypes) + 1, false);
   };
 
   std::string raw;
@@ -330,11 +331,10 @@ AtomData read_lammps_data(const std::string& path) {
         section = Section::masses;
       } else if (key == "Atoms") {
         if (atoms_line) p.fail(lineno, "second Atoms section (first at line " + std::to_string(atoms_line) + ")");
-        if (!comment.empty()) {
-          const std::string style = split(comment)[0];
-          if (style != "atomic")
-            p.fail(lineno, "atom style '" + style + "' in the Atoms section hint is not supported (only atomic)");
-        }
+        // The hint may be blank to split() though not to trim() (a vertical tab, say): no words, no style.
+        const std::vector<std::string> hint = split(comment);
+        if (!hint.empty() && hint[0] != "atomic")
+          p.fail(lineno, "atom style '" + hint[0] + "' in the Atoms section hint is not supported (only atomic)");
         atoms_line = lineno;
         section = Section::atoms;
       } else {
@@ -381,11 +381,10 @@ AtomData read_lammps_data(const std::string& path) {
         const int t = p.small_int(lineno, tok[0], "the atom type in Masses");
         if (t < 1 || t > atoms.ntypes)
           p.fail(lineno, "atom type " + tok[0] + " in Masses is outside 1.." + std::to_string(atoms.ntypes));
-        if (has_mass[static_cast<std::size_t>(t)]) p.fail(lineno, "second mass for atom type " + tok[0]);
+        if (masses.count(t)) p.fail(lineno, "second mass for atom type " + tok[0]);
         const double m = p.real(lineno, tok[1], "the mass");
         if (!(m > 0.0)) p.fail(lineno, "the mass of atom type " + tok[0] + " must be positive, got " + tok[1]);
-        atoms.mass[static_cast<std::size_t>(t)] = m;
-        has_mass[static_cast<std::size_t>(t)] = true;
+        masses[t] = m;
         break;
       }
       case Section::atoms: {
@@ -441,11 +440,14 @@ AtomData read_lammps_data(const std::string& path) {
     p.fail(atoms_line, "the Atoms section has " + std::to_string(atoms.natoms()) + " atoms, but the header declares " +
                            std::to_string(natoms_decl) + " at line " + std::to_string(natoms_line));
   }
-  for (int t = 1; t <= atoms.ntypes; ++t)
-    if (!has_mass[static_cast<std::size_t>(t)]) {
-      if (!masses_line) p.fail(lineno, "no Masses section (no mass for atom type " + std::to_string(t) + ")");
-      p.fail(masses_line, "no mass for atom type " + std::to_string(t) + " in the Masses section");
-    }
+  if (masses.size() != static_cast<std::size_t>(atoms.ntypes)) {  // name the first type without a mass
+    int t = 1;
+    while (masses.count(t)) ++t;
+    if (!masses_line) p.fail(lineno, "no Masses section (no mass for atom type " + std::to_string(t) + ")");
+    p.fail(masses_line, "no mass for atom type " + std::to_string(t) + " in the Masses section");
+  }
+  atoms.mass.assign(static_cast<std::size_t>(atoms.ntypes) + 1, 0.0);
+  for (const auto& tm : masses) atoms.mass[static_cast<std::size_t>(tm.first)] = tm.second;
   if (velocities_line && nvel != atoms.natoms()) {
     for (std::size_t i = 0; i < atoms.natoms(); ++i)
       if (!has_vel[i])
