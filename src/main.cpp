@@ -6,10 +6,12 @@
 //   stratus bench [DECK] [--set ...] [--steps N]      memory-bandwidth roof and the deck's stepping rate
 // Exit codes: 0 success, 1 runtime failure, 2 bad input (nothing written), 3 stopped by a signal.
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -235,7 +237,11 @@ int main(int argc, char** argv) {
       code = 1;
     } catch (const std::exception& e) {
       // Possibly this rank's alone, while the others wait in a collective: the message goes out in one
-      // write before MPI_Abort ends the job, so it arrives whole.
+      // write before MPI_Abort ends the job, so it arrives whole, and the launcher gets a moment to pass
+      // it on before the abort tears the job down (without it the line was sometimes lost). Where several
+      // ranks fail at once (a write that failed everywhere), rank 0 reports: the others wait longer than
+      // that moment, and rank 0's abort ends them first.
+      if (rt.size() > 1 && rt.rank() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1000));
       log::write_stderr_line(std::string("stratus: error: ") +
                              (rt.size() > 1 ? "rank " + std::to_string(rt.rank()) + ": " : std::string()) + e.what());
       code = 1;
@@ -244,7 +250,10 @@ int main(int argc, char** argv) {
     // After a failed write an output file was abandoned (io/hdf5_util.hpp): finalising HDF5 could hang or
     // crash, so the process ends here without it.
     if (h5::abandoned() && rt.size() > 1) abort_needed = true;
-    if (abort_needed) MPI_Abort(MPI_COMM_WORLD, code);
+    if (abort_needed) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      MPI_Abort(MPI_COMM_WORLD, code);
+    }
     if (h5::abandoned()) {
       std::cout.flush();
       std::fflush(nullptr);
