@@ -1,5 +1,5 @@
 // libFuzzer target for input decks: Deck::parse against the full option registry of the executable
-// (run, grid and every registered physics, built as src/main.cpp's declare_all does), with `--set`
+// (run, grid and every registered physics, built by declare_all_options as the executable does), with `--set`
 // overrides, then what `stratus check` does with a deck that parses: RunParams and GridParams from the
 // deck, the physics' factory (its XParams::from_deck, decomposition on MPI_COMM_SELF), describe(),
 // memory_bytes(), unused_keys() and resolved_text(). Input: the deck text up to the first NUL byte;
