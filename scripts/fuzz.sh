@@ -3,8 +3,8 @@
 # parser with --set overrides (target deck), LAMMPS data files (data) and checkpoints (checkpoint). See
 # tests/fuzz/ for the targets and what counts as a finding.
 #
-# Steps: installs clang-16, libclang-rt-16-dev, libomp-16-dev and llvm-16 if missing (apt-get, as
-# scripts/install-deps.sh does for its packages, which it also runs); configures and builds build/fuzz
+# Steps: installs clang-16, libclang-rt-16-dev, libomp-16-dev and llvm-16 if missing (scripts/install-deps.sh
+# --fuzz-tools, with the project's own dependencies); configures and builds build/fuzz
 # (clang, STRATUS_ENABLE_FUZZ=ON, the whole project instrumented); replays the saved crash inputs in
 # tests/fuzz/regressions/<target>/; prepares seed corpora from the project's own inputs (decks from
 # inputs/, data files from tests/data/md/ and written by the built stratus, checkpoints written by the
