@@ -182,7 +182,7 @@ for t in "${targets[@]}"; do
   # shellcheck disable=SC2086 # STRATUS_FUZZ_ARGS is a list of words
   (cd "$build" && ASAN_OPTIONS="$unwind$ASAN_OPTIONS" nice -n 10 "$exe" "${args[@]}" ${STRATUS_FUZZ_ARGS:-} "$corpus" "$seeds/$t") >"$log" 2>&1 || rc=$?
   wall=$(( $(date +%s) - t0 ))
-  last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n1 || true)
+  last=$(grep -aE '^#[0-9]+.*cov: ' "$log" | tail -n1 || true)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s += $1} END {print s + 0}')
   [ "$execs" -gt 0 ] || execs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
   cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
