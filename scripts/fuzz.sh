@@ -157,6 +157,18 @@ say "seeds: $(count "$seeds/deck") decks, $(count "$seeds/data") data files, $(c
 
 # ---------------------------------------------------------------- fuzz
 [ "$seconds" -gt 0 ] || { say "--seconds 0: not fuzzing"; exit "$failed"; }
+# Each fuzz process keeps one temporary file, stratus-fuzz-<target>-<pid>.<ext> in /dev/shm (or $TMPDIR,
+# /tmp), and removes it at exit; a process killed by a finding (or by -fork) cannot: remove those of
+# processes that are gone.
+remove_stale_temps() {
+  local f pid
+  for f in /dev/shm/stratus-fuzz-* "${TMPDIR:-/tmp}"/stratus-fuzz-*; do
+    [ -f "$f" ] || continue
+    pid=$(basename "$f" | sed -n 's/^stratus-fuzz-[a-z]*-\([0-9]*\)\.[a-z0-9]*$/\1/p')
+    [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && rm -f "$f"
+  done
+  return 0
+}
 summary=()
 for t in "${targets[@]}"; do
   exe="$bin/$(exe_of "$t")"
@@ -182,6 +194,7 @@ for t in "${targets[@]}"; do
   # shellcheck disable=SC2086 # STRATUS_FUZZ_ARGS is a list of words
   (cd "$build" && ASAN_OPTIONS="$unwind$ASAN_OPTIONS" nice -n 10 "$exe" "${args[@]}" ${STRATUS_FUZZ_ARGS:-} "$corpus" "$seeds/$t") >"$log" 2>&1 || rc=$?
   wall=$(( $(date +%s) - t0 ))
+  remove_stale_temps
   last=$(grep -aE '^#[0-9]+.*cov: ' "$log" | tail -n1 || true)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s += $1} END {print s + 0}')
   [ "$execs" -gt 0 ] || execs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
