@@ -14,6 +14,7 @@
 #include <string>
 
 #include "comm/grid_halo.hpp"
+#include "climate/euler_options.hpp"
 #include "domain/grid_options.hpp"
 #include "driver/simulation.hpp"
 #include "time/runge_kutta.hpp"
@@ -31,32 +32,7 @@ constexpr double kGamma = 1.40027894002789400278940027894;  // cp / cv
 constexpr double kC0 = 27.5629410929725921310572974482;     // p = C0 (rho theta)^gamma
 }  // namespace euler_const
 
-enum class EulerCase {
-  thermal,          // rising warm bubble (+3 K), neutral background
-  collision,        // a warm (+20 K) and a cold (-20 K) bubble that collide
-  gravity_waves,    // constant-N (0.02/s) background with a 15 m/s wind
-  density_current,  // miniWeather's cold bubble (-20 K) falling onto the ground
-  injection,        // a jet (50 m/s, 298 K) injected through the left boundary: an open case
-  straka,           // Straka et al. (1993) density current: -15 K temperature, nu = kappa = 75 m^2/s
-  skamarock_klemp,  // Skamarock & Klemp (1994) inertia-gravity wave: N = 0.01/s, U = 20 m/s
-};
-enum class EulerSplitting { alternating, unsplit };
 
-struct EulerParams {
-  EulerCase test = EulerCase::thermal;
-  EulerSplitting splitting = EulerSplitting::alternating;
-  double hv_beta = 0.25;       // hyperviscosity strength (1 removes 2 dx noise in one stage)
-  double cfl = 1.5;            // Courant number of the time step
-  double max_speed = 450;      // [m/s] > 0: fixed dt = cfl min(dx) / max_speed (miniWeather); 0: from the state
-  double nu = 0.0;             // kinematic viscosity [m^2/s]
-  double kappa = 0.0;          // thermal diffusivity [m^2/s]
-  double courant_limit = 2.0;  // stop the run when the measured Courant number exceeds this
-
-  static EulerParams from_deck(const Deck& deck);
-};
-
-void declare_euler_options(OptionRegistry& reg);
-const char* euler_case_name(EulerCase c);
 
 /// Fields of the state.
 enum EulerVar { kDens = 0, kUmom = 1, kVmom = 2, kWmom = 3, kRhot = 4, kEulerVars = 5 };
