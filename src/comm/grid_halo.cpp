@@ -3,36 +3,7 @@
 
 #include "core/error.hpp"
 
-#if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-
 namespace stratus {
-
-MpiGpuSupport mpi_cuda_support() {
-#if defined(MPIX_GPU_SUPPORT_CUDA)  // MPICH >= 4.0
-  int yes = 0;
-  if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) != MPI_SUCCESS) return MpiGpuSupport::unknown;
-  return yes ? MpiGpuSupport::yes : MpiGpuSupport::no;
-#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT  // Open MPI built with CUDA
-  return MPIX_Query_cuda_support() ? MpiGpuSupport::yes : MpiGpuSupport::no;
-#elif defined(MPIX_CUDA_AWARE_SUPPORT)
-  return MpiGpuSupport::no;
-#else
-  return MpiGpuSupport::unknown;
-#endif
-}
-
-const char* to_string(MpiGpuSupport s) {
-  switch (s) {
-    case MpiGpuSupport::yes:
-      return "yes";
-    case MpiGpuSupport::no:
-      return "no";
-    default:
-      return "unknown";
-  }
-}
 
 namespace {
 // Whether MPI can read the default memory space directly (true on host backends).
@@ -42,7 +13,7 @@ int link_tag(int ox, int oy, int oz) { return (ox + 1) * 9 + (oy + 1) * 3 + (oz 
 
 GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars, int width, bool corners,
                    HaloTransport transport)
-    : decomp_(decomp), grid_(grid), max_vars_(max_vars), width_(width), transport_(transport) {
+    : decomp_(decomp), grid_(grid), max_vars_(max_vars), width_(width), bufs_("halo", transport) {
   STRATUS_REQUIRE(max_vars >= 1, "halo needs at least one variable");
   STRATUS_REQUIRE(width >= 1, "halo width must be >= 1, got " << width);
   for (int d = 0; d < 3; ++d) {
@@ -89,12 +60,7 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
         total_cells_ += l.cells;
         links_.push_back(l);
       }
-  send_ = Buffer1D("halo::send", total_cells_ * max_vars);
-  recv_ = Buffer1D("halo::recv", total_cells_ * max_vars);
-  if (!kHostAccessible && transport_ == HaloTransport::host_staged) {
-    send_host_ = Kokkos::View<double*, HaloStagingSpace>("halo::send_host", total_cells_ * max_vars);
-    recv_host_ = Kokkos::View<double*, HaloStagingSpace>("halo::recv_host", total_cells_ * max_vars);
-  }
+  bufs_.reserve(total_cells_ * max_vars, total_cells_ * max_vars);
   fused_ = !kHostAccessible;
   const std::size_t nl = links_.size();
   owned_boxes_ = Kokkos::View<HaloBox*, MemSpace>("halo::owned_boxes", nl);
@@ -219,44 +185,28 @@ void unpack_fused(const Field4D& f, const Kokkos::View<HaloBox*, MemSpace>& boxe
 }
 }  // namespace
 
-// The one place that decides where MPI reads and writes: the device buffers themselves (host backends,
-// or GPU-aware MPI), or host mirrors copied to and from the device around the messages.
+// Posts every link's message; StagedBuffers decides which pointer MPI sees.
 void GridHalo::post(int nvar, bool reverse) {
-  const bool staged = !kHostAccessible && transport_ == HaloTransport::host_staged;
-  const long long used = total_cells_ * nvar;
-  if (staged) {
-    Kokkos::deep_copy(Kokkos::subview(send_host_, std::make_pair(0LL, used)),
-                      Kokkos::subview(send_, std::make_pair(0LL, used)));
-  }
-  double* sbuf = staged ? send_host_.data() : send_.data();
-  double* rbuf = staged ? recv_host_.data() : recv_.data();
+  bufs_.stage_send(0, total_cells_ * nvar);
   reqs_recv_.assign(links_.size(), MPI_REQUEST_NULL);
   reqs_send_.assign(links_.size(), MPI_REQUEST_NULL);
   for (std::size_t n = 0; n < links_.size(); ++n) {
     const Link& l = links_[n];
-    const int count = static_cast<int>(l.cells * nvar);
     // In reverse (scatter_add) the roles of the tags swap: data flows from ghost to owner.
-    const int rtag = reverse ? l.send_tag : l.recv_tag;
-    STRATUS_MPI_CHECK(
-        MPI_Irecv(rbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, rtag, decomp_.comm(), &reqs_recv_[n]));
+    bufs_.irecv(offset_[n] * nvar, static_cast<int>(l.cells * nvar), l.rank, reverse ? l.send_tag : l.recv_tag,
+                decomp_.comm(), &reqs_recv_[n]);
   }
   for (std::size_t n = 0; n < links_.size(); ++n) {
     const Link& l = links_[n];
-    const int count = static_cast<int>(l.cells * nvar);
-    const int stag = reverse ? l.recv_tag : l.send_tag;
-    STRATUS_MPI_CHECK(
-        MPI_Isend(sbuf + offset_[n] * nvar, count, MPI_DOUBLE, l.rank, stag, decomp_.comm(), &reqs_send_[n]));
+    bufs_.isend(offset_[n] * nvar, static_cast<int>(l.cells * nvar), l.rank, reverse ? l.recv_tag : l.send_tag,
+                decomp_.comm(), &reqs_send_[n]);
   }
   in_flight_ = true;
 }
 
 void GridHalo::wait_recvs() {
   STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE));
-  if (!kHostAccessible && transport_ == HaloTransport::host_staged) {
-    const long long used = total_cells_ * active_nvar_;
-    Kokkos::deep_copy(Kokkos::subview(recv_, std::make_pair(0LL, used)),
-                      Kokkos::subview(recv_host_, std::make_pair(0LL, used)));
-  }
+  bufs_.unstage_recv(0, total_cells_ * active_nvar_);
 }
 
 void GridHalo::wait_sends() {
@@ -274,10 +224,10 @@ void GridHalo::start(const Field4D& f) {
                   "field '" << f.label() << "' does not have the halo's grid extents");
   active_nvar_ = nvar;
   if (fused_ && total_cells_ > 0)
-    pack_fused(f, owned_boxes_, total_cells_, send_);
+    pack_fused(f, owned_boxes_, total_cells_, bufs_.send());
   else
     for (std::size_t n = 0; n < links_.size(); ++n)
-      pack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, send_);
+      pack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, bufs_.send());
   ExecSpace().fence();
   post(nvar, false);
 }
@@ -287,10 +237,10 @@ void GridHalo::finish(const Field4D& f) {
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) == active_nvar_, "halo finish() on a different field than start()");
   wait_recvs();
   if (fused_ && total_cells_ > 0)
-    unpack_fused(f, ghost_boxes_, total_cells_, recv_);
+    unpack_fused(f, ghost_boxes_, total_cells_, bufs_.recv());
   else
     for (std::size_t n = 0; n < links_.size(); ++n)
-      unpack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * active_nvar_, recv_, false);
+      unpack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * active_nvar_, bufs_.recv(), false);
   ExecSpace().fence();
   wait_sends();
 }
@@ -301,17 +251,17 @@ void GridHalo::scatter_add(const Field4D& f) {
   STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
   active_nvar_ = nvar;
   if (fused_ && total_cells_ > 0)
-    pack_fused(f, ghost_boxes_, total_cells_, send_);
+    pack_fused(f, ghost_boxes_, total_cells_, bufs_.send());
   else
     for (std::size_t n = 0; n < links_.size(); ++n)
-      pack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * nvar, send_);
+      pack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * nvar, bufs_.send());
   ExecSpace().fence();
   post(nvar, true);
   wait_recvs();
   // Owned boxes overlap (a corner cell is in a face, edge and corner box): adding them link by link keeps
   // the sums free of races and in a fixed order, so results are reproducible.
   for (std::size_t n = 0; n < links_.size(); ++n)
-    unpack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, recv_, true);
+    unpack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, bufs_.recv(), true);
   ExecSpace().fence();
   wait_sends();
 }

@@ -5,26 +5,18 @@
 // ordering the directions; corners can be switched off for face-only stencils. scatter_add() is the
 // reverse: ghost values are added into the owners' cells (charge deposition). Walls (non-periodic
 // edges) are left alone: boundary conditions belong to the physics. Host-staged versus GPU-aware MPI is
-// decided in exactly one place (HaloBuffer).
+// decided in exactly one place (StagedBuffers, comm/staging.hpp).
 #pragma once
 #include <mpi.h>
 
 #include <vector>
 
+#include "comm/staging.hpp"
 #include "core/types.hpp"
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
 
 namespace stratus {
-
-/// How message buffers reach MPI when the default memory space is not host-accessible.
-enum class HaloTransport { host_staged, gpu_aware };
-
-/// Whether the MPI library can read and write CUDA device memory, as it reports itself (MPICH's
-/// MPIX_GPU_query_support, Open MPI's MPIX_Query_cuda_support); unknown for other MPIs. Needs MPI initialised.
-enum class MpiGpuSupport { yes, no, unknown };
-MpiGpuSupport mpi_cuda_support();
-const char* to_string(MpiGpuSupport s);
 
 /// One box of cells a halo link sends or receives, for the fused pack/unpack kernels: array indices lo,
 /// extents n (x y z), and the link's start in the buffers in cells per variable.
@@ -33,13 +25,6 @@ struct HaloBox {
   int n[3];
   long long offset;
 };
-
-/// Pinned host memory for staged messages where the backend has it (faster copies to and from a GPU).
-#if defined(KOKKOS_ENABLE_CUDA)
-using HaloStagingSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using HaloStagingSpace = Kokkos::HostSpace;
-#endif
 
 class GridHalo {
  public:
@@ -93,12 +78,10 @@ class GridHalo {
   const CartDecomp& decomp_;
   LocalGrid grid_;
   int max_vars_, width_;
-  HaloTransport transport_;
   std::vector<Link> links_;
   std::vector<long long> offset_;  // start of each link's data in the buffers, per variable count 1
   long long total_cells_ = 0;
-  Buffer1D send_, recv_;
-  Kokkos::View<double*, HaloStagingSpace> send_host_, recv_host_;  // only when staging through the host
+  StagedBuffers bufs_;
   Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;     // per link, for the fused kernels
   bool fused_;
   std::vector<MPI_Request> reqs_recv_, reqs_send_;

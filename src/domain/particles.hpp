@@ -1,10 +1,13 @@
 // The per-rank particle store: n_local owned atoms at rows 0 .. n_local - 1 followed by n_ghost ghost atoms
 // (copies of atoms of other ranks or periodic images, rebuilt by ParticleComm). Every array has capacity()
-// rows; grow() keeps the first rows of every array. Ghost rows carry positions, types, ids and charges;
-// their velocities, forces and image flags are not maintained.
+// rows; reserve() keeps the first rows of every array. fields() is the one list of the arrays that travel
+// with an atom between ranks (all of them when it migrates, those not owned_only() to its ghosts); the
+// others (forces) are recomputed where the atom is. Ghost rows carry positions, types and ids; their
+// velocities, forces and image flags are not maintained.
 #pragma once
 #include <algorithm>
 
+#include "comm/particle_fields.hpp"
 #include "core/types.hpp"
 
 namespace stratus {
@@ -21,6 +24,18 @@ struct Particles {
   ParticleId id;        ///< global ids >= 1
   ParticleImage image;  ///< periodic image flags of owned atoms
   ParticleScalar q;     ///< charges (reserved for electrostatics; zero)
+
+  /// The per-atom arrays that migrate with their atoms and, unless owned_only, are copied to ghosts.
+  /// Positions first. Rebuild after reserve() (the list holds the arrays' current addresses).
+  ParticleFields fields() const {
+    return ParticleFields{
+        x,
+        owned_only(v),
+        type,
+        id,
+        owned_only(image),
+    };
+  }
 
   int capacity() const { return static_cast<int>(x.extent(0)); }
   int n_total() const { return n_local + n_ghost; }
