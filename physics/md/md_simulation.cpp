@@ -13,6 +13,7 @@
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "domain/grid_options.hpp"
 #include "io/checkpoint.hpp"
 #include "io/output_dir.hpp"
 #include "io/space.hpp"
@@ -40,15 +41,27 @@ bool list_is_half(ListKind k) {
 #endif
 }
 
+// The neighbor list for a potential of cutoff rc; its list_cutoff() is also ParticleComm's ghost cutoff.
+NeighborParams neighbor_params(const MDParams& p, double rc) {
+  const bool half = list_is_half(p.list);
+  return NeighborParams{rc, p.skin, half, half && p.newton};
+}
+
 }  // namespace
 
 MDSimulation::MDSimulation(const Deck& deck, MPI_Comm comm) : MDSimulation(MDParams::from_deck(deck), comm) {
   const auto dec = deck.get_ints32("parallel.decomp");
   for (int d = 0; d < 3; ++d) decomp_[d] = static_cast<int>(dec[static_cast<std::size_t>(d)]);
+  transport_ = GridParams::from_deck(deck).transport;  // the [parallel] keys are read and checked in one place
 }
 
-MDSimulation::MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp)
-    : p_(params), comm_in_(comm), decomp_(decomp), units_(Units::named(params.units)), spec_(1, params.cutoff) {}
+MDSimulation::MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp, HaloTransport transport)
+    : p_(params),
+      comm_in_(comm),
+      decomp_(decomp),
+      transport_(transport),
+      units_(Units::named(params.units)),
+      spec_(1, params.cutoff) {}
 
 MDSimulation::~MDSimulation() = default;
 
@@ -206,7 +219,7 @@ void MDSimulation::preflight() {
   int size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_size(comm_in_, &size));
   ParticleComm::choose_dims(size, Real3{{all->lo[0], all->lo[1], all->lo[2]}}, Real3{{all->hi[0], all->hi[1], all->hi[2]}},
-                            p_.periodic, decomp_, spec.max_cutoff() + p_.skin);
+                            p_.periodic, decomp_, neighbor_params(p_, spec.max_cutoff()).list_cutoff());
   preflight_atoms_ = std::move(all);
 }
 
@@ -222,10 +235,10 @@ void MDSimulation::initialize() {
   // Potential.
   spec_ = make_spec(all);
   coeffs_ = LJCoeffs::from_spec(spec_);
-  const double rc = spec_.max_cutoff();
+  const NeighborParams list_params = neighbor_params(p_, spec_.max_cutoff());
 
   pc_ = std::make_unique<ParticleComm>(comm_in_, Real3{{lo_[0], lo_[1], lo_[2]}}, Real3{{hi_[0], hi_[1], hi_[2]}},
-                                       p_.periodic, decomp_, rc + p_.skin);
+                                       p_.periodic, decomp_, list_params.list_cutoff(), transport_);
 
   // Each rank keeps the atoms in its sub-domain.
   std::vector<std::size_t> mine;
@@ -256,8 +269,7 @@ void MDSimulation::initialize() {
     Kokkos::deep_copy(mass_, hm);
   }
 
-  const bool half = list_is_half(p_.list);
-  list_ = std::make_unique<NeighborList>(NeighborParams{rc, p_.skin, half, half && p_.newton});
+  list_ = std::make_unique<NeighborList>(list_params);
   rebuild();
   compute_forces(true);
   if (p_.ensemble == Ensemble::nhc)

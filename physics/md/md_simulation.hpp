@@ -35,7 +35,8 @@ struct Thermo {
 class MDSimulation : public Simulation {
  public:
   MDSimulation(const Deck& deck, MPI_Comm comm);
-  MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp = {{0, 0, 0}});
+  MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp = {{0, 0, 0}},
+               HaloTransport transport = HaloTransport::host_staged);
   ~MDSimulation() override;
 
   std::string describe() const override;
@@ -103,6 +104,7 @@ class MDSimulation : public Simulation {
   MDParams p_;
   MPI_Comm comm_in_;
   Int3 decomp_;
+  HaloTransport transport_ = HaloTransport::host_staged;  // parallel.halo_transport, for ParticleComm
   Units units_;
   LJSpec spec_;
   LJCoeffs coeffs_;

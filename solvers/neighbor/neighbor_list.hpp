@@ -31,6 +31,11 @@ struct NeighborParams {
   /// Half lists: list a pair with a ghost once, from the side whose partner lies above (z, y, x), instead
   /// of from both sides; the caller must then sum the ghosts' forces back to their owners.
   bool newton_ghost = false;
+
+  /// The list cutoff cutoff + skin [length]: pairs closer than this are listed, so it is also the width
+  /// of the ghost shell a decomposed caller must provide around its sub-domain. The one place the sum is
+  /// written.
+  double list_cutoff() const { return cutoff + skin; }
 };
 
 class NeighborList {
@@ -50,7 +55,7 @@ class NeighborList {
   Kokkos::View<const int*, MemSpace> neighbors() const { return neighbors_; }
 
   const NeighborParams& params() const { return params_; }
-  double list_cutoff() const { return params_.cutoff + params_.skin; }
+  double list_cutoff() const { return params_.list_cutoff(); }
   int n_local() const { return n_local_; }
   int n_ghost() const { return n_ghost_; }
   /// Largest neighbor count of one owned atom, and the total number of listed pairs.
