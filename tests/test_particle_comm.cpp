@@ -9,6 +9,8 @@
 //   once, with its velocity, type, charge and unwrapped position (x + image * L) unchanged; borders() then
 //   gives the brute-force set again;
 // - reverse(): a value of 1 on every ghost sums to the number of ghost copies of each atom on all ranks.
+// Charges on their own: distinct charges (not multiples of the id) follow every atom through exchange()
+// and borders(), and ids above 2^53 travel exactly.
 // Then the errors: a cutoff wider than a sub-domain (InputError naming the direction), an atom beyond a
 // wall or one that jumped more than a sub-domain (Error on every rank with the same message).
 #include <algorithm>
@@ -196,7 +198,7 @@ std::vector<Image> check_ghosts(const ParticleComm& pc, const Particles& p, cons
       g.x[d] = h.x(i, d);
       if (std::fabs(h.x(i, d) - (a.x[d] + g.s[d] * len(d))) > 1e-12) ++bad_pos;
     }
-    if (h.type(i) != type_of(g.id)) ++bad_attr;
+    if (h.type(i) != type_of(g.id) || h.q(i) != q_of(g.id)) ++bad_attr;
     got.push_back(g);
   }
   std::vector<Image> sorted = got;
@@ -300,7 +302,7 @@ void run_battery(std::array<bool, 3> periodic, Int3 requested) {
     for (int i = 0; i < p.n_local; ++i) {
       if (!pc.owns(h.x(i, 0), h.x(i, 1), h.x(i, 2))) ++not_mine;
       const long long id = h.id(i);
-      if (h.type(i) != type_of(id)) ++bad_attr;
+      if (h.type(i) != type_of(id) || h.q(i) != q_of(id)) ++bad_attr;
       for (int d = 0; d < 3; ++d)
         if (h.v(i, d) != v_of(id, d)) ++bad_attr;
     }
@@ -381,6 +383,61 @@ TEST_CASE("particle_comm: periodic box, every decomposition", "[md][particle_com
 
 TEST_CASE("particle_comm: walls in z", "[md][particle_comm]") {
   for (const Int3& req : decompositions()) run_battery({true, true, false}, req);
+}
+
+// A charge per id that is no simple function of the other fields: both signs, not a multiple of the id.
+double charge_of(long long id) { return (id % 7 - 3) * 0.375 + 1e-7 * static_cast<double>(id * id % 1009); }
+
+TEST_CASE("particle_comm: every owned and ghost atom carries its own charge", "[md][particle_comm]") {
+  for (const Int3& req : decompositions()) {
+    ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, req, kRc);
+    INFO("dims " << pc.dims()[0] << " x " << pc.dims()[1] << " x " << pc.dims()[2]);
+    Particles p = distribute(pc, make_atoms());
+    {
+      auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.id);
+      auto q = Kokkos::create_mirror_view(p.q);
+      for (int i = 0; i < p.n_local; ++i) q(i) = charge_of(id(i));
+      Kokkos::deep_copy(p.q, q);
+    }
+    // Atoms move up to 0.9 (across ranks and periodic faces), migrate, and are copied as ghosts.
+    move_owned(p, [](long long id, int d, double x) { return x + 0.9 * (2.0 * hash01(id, 30 + d) - 1.0); });
+    pc.exchange(p);
+    pc.borders(p);
+    const Host h = to_host(p);
+    long long bad_owned = 0, bad_ghost = 0, owned = p.n_local, ghosts = p.n_ghost;
+    for (int i = 0; i < p.n_total(); ++i)
+      if (h.q(i) != charge_of(h.id(i))) ++(i < p.n_local ? bad_owned : bad_ghost);
+    CHECK(bad_owned == 0);
+    CHECK(bad_ghost == 0);
+    MPI_Allreduce(MPI_IN_PLACE, &owned, 1, MPI_LONG_LONG, MPI_SUM, pc.comm());
+    MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_LONG_LONG, MPI_SUM, pc.comm());
+    CHECK(owned == kAtoms);
+    CHECK(ghosts > 0);
+  }
+}
+
+TEST_CASE("particle_comm: ids above 2^53 travel exactly", "[md][particle_comm]") {
+  constexpr long long kBig = (1LL << 62) + 1;  // id + kBig is not representable as a double
+  ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
+  Particles p = distribute(pc, make_atoms());
+  {
+    auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.id);
+    for (int i = 0; i < p.n_local; ++i) id(i) += kBig;
+    Kokkos::deep_copy(p.id, id);
+  }
+  move_owned(p, [](long long id, int d, double x) { return x + 0.9 * (2.0 * hash01(id - kBig, 40 + d) - 1.0); });
+  pc.exchange(p);
+  pc.borders(p);
+  const Host h = to_host(p);
+  long long bad = 0, sum = 0;
+  for (int i = 0; i < p.n_total(); ++i) {
+    const long long k = h.id(i) - kBig;
+    if (k < 1 || k > kAtoms || h.type(i) != type_of(k) || h.q(i) != q_of(k)) ++bad;
+    if (i < p.n_local) sum += k;
+  }
+  CHECK(bad == 0);
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM, pc.comm());
+  CHECK(sum == static_cast<long long>(kAtoms) * (kAtoms + 1) / 2);
 }
 
 TEST_CASE("particle_comm: sub-domain bounds and choice of dims", "[md][particle_comm]") {

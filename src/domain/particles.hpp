@@ -2,7 +2,7 @@
 // (copies of atoms of other ranks or periodic images, rebuilt by ParticleComm). Every array has capacity()
 // rows; reserve() keeps the first rows of every array. fields() is the one list of the arrays that travel
 // with an atom between ranks (all of them when it migrates, those not owned_only() to its ghosts); the
-// others (forces) are recomputed where the atom is. Ghost rows carry positions, types and ids; their
+// others (forces) are recomputed where the atom is. Ghost rows carry positions, types, ids and charges; their
 // velocities, forces and image flags are not maintained.
 #pragma once
 #include <algorithm>
@@ -34,6 +34,7 @@ struct Particles {
         type,
         id,
         owned_only(image),
+        q,
     };
   }
 
