@@ -82,7 +82,7 @@ class GridHalo {
   std::vector<long long> offset_;  // start of each link's data in the buffers, per variable count 1
   long long total_cells_ = 0;
   StagedBuffers bufs_;
-  Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;     // per link, for the fused kernels
+  Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;  // per link, for the fused kernels
   bool fused_;
   std::vector<MPI_Request> reqs_recv_, reqs_send_;
   int active_nvar_ = 0;

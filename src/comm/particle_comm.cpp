@@ -203,8 +203,16 @@ void ParticleComm::migrate(Particles& p, int d) {
   const SwapPlan& g = plan_;
   const int n = p.n_local;
   ensure(flag_, n, "particle_comm::flag");
-  const Axis axis{d,           g.sub_lo()[d], g.sub_hi()[d], g.box_lo()[d], g.box_hi()[d], g.length(d),
-                  g.coords()[d], g.dims()[d], g.periodic(d)};
+  Axis axis;
+  axis.d = d;
+  axis.slo = g.sub_lo()[d];
+  axis.shi = g.sub_hi()[d];
+  axis.lo = g.box_lo()[d];
+  axis.hi = g.box_hi()[d];
+  axis.len = g.length(d);
+  axis.coord = g.coords()[d];
+  axis.dims = g.dims()[d];
+  axis.periodic = g.periodic(d);
   const int bad = classify(p.x, p.image, flag_, n, axis);
   std::string msg;
   if (bad < n) {
@@ -236,8 +244,8 @@ void ParticleComm::migrate(Particles& p, int d) {
   const long long w = p.fields().width();
   bufs_.reserve(moved ? n * w : 0, n_recv * w);
   if (moved) pack_migrants(p.fields(), flag_, kLower, kUpper, prefix_, n, n_keep, n_lower, bufs_.send());
-  bufs_.sendrecv(n_keep * w, static_cast<int>(n_lower * w), g.lower(d), 0, static_cast<int>(from_upper * w),
-                 g.upper(d), tag, comm());
+  bufs_.sendrecv(n_keep * w, static_cast<int>(n_lower * w), g.lower(d), 0, static_cast<int>(from_upper * w), g.upper(d),
+                 tag, comm());
   bufs_.sendrecv((n_keep + n_lower) * w, static_cast<int>(n_upper * w), g.upper(d), from_upper * w,
                  static_cast<int>(from_lower * w), g.lower(d), tag + 1, comm());
   p.reserve(n_keep + n_recv);

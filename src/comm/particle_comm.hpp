@@ -62,17 +62,18 @@ class ParticleComm {
   /// Whether the point lies in this rank's sub-domain (host helper for set-up).
   bool owns(double x, double y, double z) const { return plan_.owns(x, y, z); }
 
-  /// Migrates owned atoms (every array of Particles::fields()) to the ranks that own their positions, direction by
-  /// direction (x, y, z); drops ghosts first. Crossing a periodic face wraps x by the box length and moves
-  /// the image flag by one, so x + image * L is unchanged; a wrapped coordinate that would round to hi was
-  /// within rounding of lo and is set to lo without crossing. Kept atoms stay in order; the arrivals
-  /// follow, those from the upper neighbour first. Collective. Throws Error (on every rank, with the same
-  /// message) when an atom left the box through a non-periodic face or moved more than a sub-domain since
-  /// the last exchange, or when the global count changed.
+  /// Migrates owned atoms (every array of Particles::fields()) to the ranks that own their positions,
+  /// direction by direction (x, y, z); drops ghosts first. Crossing a periodic face wraps x by the box
+  /// length and moves the image flag by one, so x + image * L is unchanged; a wrapped coordinate that
+  /// would round to hi was within rounding of lo and is set to lo without crossing. Kept atoms stay in
+  /// order; the arrivals follow, those from the upper neighbour first. Collective. Throws Error (on every
+  /// rank, with the same message) when an atom left the box through a non-periodic face or moved more
+  /// than a sub-domain since the last exchange, or when the global count changed.
   void exchange(Particles& p);
-  /// Rebuilds the ghost atoms (the ghost arrays of Particles::fields()) and the swap lists used by forward() and reverse(). The
-  /// ghosts are every periodic image of every atom within ghost_cutoff of the sub-domain in all three
-  /// directions (edges and corners included), each once, other than the owned atoms. Collective.
+  /// Rebuilds the ghost atoms (the ghost arrays of Particles::fields()) and the swap lists used by
+  /// forward() and reverse(). The ghosts are every periodic image of every atom within ghost_cutoff of
+  /// the sub-domain in all three directions (edges and corners included), each once, other than the
+  /// owned atoms. Collective.
   void borders(Particles& p);
   /// Ghost positions from their owners' current positions (plus the periodic shifts). Collective.
   void forward(Particles& p);
@@ -91,7 +92,7 @@ class ParticleComm {
   void migrate(Particles& p, int d);
 
   SwapPlan plan_;
-  StagedBuffers bufs_;  // every message (migration, borders, forward, reverse), grown on demand
+  StagedBuffers bufs_;    // every message (migration, borders, forward, reverse), grown on demand
   bool planned_ = false;  // borders() has run since the last exchange()
   int planned_total_ = 0;
   long long ghosts_sent_ = 0;

@@ -87,8 +87,7 @@ Int3 SwapPlan::choose_dims(int nranks, Real3 lo, Real3 hi, std::array<bool, 3> p
   throw InputError(os.str());
 }
 
-SwapPlan::SwapPlan(MPI_Comm comm, Real3 lo, Real3 hi, std::array<bool, 3> periodic, Int3 requested,
-                           double ghost_cutoff)
+SwapPlan::SwapPlan(MPI_Comm comm, Real3 lo, Real3 hi, std::array<bool, 3> periodic, Int3 requested, double ghost_cutoff)
     : lo_(lo), hi_(hi), periodic_(periodic), rc_(ghost_cutoff) {
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);

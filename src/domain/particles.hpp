@@ -2,8 +2,8 @@
 // (copies of atoms of other ranks or periodic images, rebuilt by ParticleComm). Every array has capacity()
 // rows; reserve() keeps the first rows of every array. fields() is the one list of the arrays that travel
 // with an atom between ranks (all of them when it migrates, those not owned_only() to its ghosts); the
-// others (forces) are recomputed where the atom is. Ghost rows carry positions, types, ids and charges; their
-// velocities, forces and image flags are not maintained.
+// others (forces) are recomputed where the atom is. Ghost rows carry positions, types, ids and charges;
+// their velocities, forces and image flags are not maintained.
 #pragma once
 #include <algorithm>
 
@@ -29,12 +29,12 @@ struct Particles {
   /// Positions first. Rebuild after reserve() (the list holds the arrays' current addresses).
   ParticleFields fields() const {
     return ParticleFields{
-        x,
-        owned_only(v),
-        type,
-        id,
-        owned_only(image),
-        q,
+        x,                  // positions (first: ghosts get them shifted by the periodic image)
+        owned_only(v),      // velocities
+        type,               // types
+        id,                 // global ids
+        owned_only(image),  // image flags
+        q,                  // charges
     };
   }
 
