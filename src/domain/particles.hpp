@@ -27,7 +27,7 @@ struct Particles {
 
   /// The per-atom arrays that migrate with their atoms and, unless owned_only, are copied to ghosts.
   /// Positions first. Rebuild after reserve() (the list holds the arrays' current addresses).
-  ParticleFields fields() const {
+  auto fields() const {
     return ParticleFields{
         x,                  // positions (first: ghosts get them shifted by the periodic image)
         owned_only(v),      // velocities
