@@ -126,7 +126,7 @@ void Euler::set_initial_state() {
               double hr, ht;
               euler_background(c, z, hr, ht);
               Perturbation p;
-              c.sample(dom, x, y, z, p);
+              c.sample(dom, x, y, z, hr, ht, p);
               h(kDens, k, j, i) += p.rho * wq;
               h(kUmom, k, j, i) += (p.rho + hr) * p.u * wq;
               h(kVmom, k, j, i) += (p.rho + hr) * p.v * wq;

@@ -26,31 +26,31 @@ double from_yc(const CaseDomain& d, double y) { return y - (d.lo[1] + d.len[1] /
 
 // ------------------------------------------------------------------ the cases
 // Rising warm bubble (+3 K), neutral background.
-void thermal(const CaseDomain& d, double x, double y, double z, Perturbation& p) {
+void thermal(const CaseDomain& d, double x, double y, double z, double, double, Perturbation& p) {
   p.theta = ellipse_cosine(from_xc(d, x), from_yc(d, y), z - 2000.0, 3.0, 2000.0, 2000.0, 2000.0, d.three_d);
 }
 
 // A warm (+20 K) and a cold (-20 K) bubble that collide.
-void collision(const CaseDomain& d, double x, double y, double z, Perturbation& p) {
+void collision(const CaseDomain& d, double x, double y, double z, double, double, Perturbation& p) {
   const double dx = from_xc(d, x), dy = from_yc(d, y);
   p.theta = ellipse_cosine(dx, dy, z - 2000.0, 20.0, 2000.0, 2000.0, 2000.0, d.three_d) +
             ellipse_cosine(dx, dy, z - 8000.0, -20.0, 2000.0, 2000.0, 2000.0, d.three_d);
 }
 
 // Constant-N (0.02/s) background with a 15 m/s wind.
-void gravity_waves(const CaseDomain&, double, double, double, Perturbation& p) { p.u = 15.0; }
+void gravity_waves(const CaseDomain&, double, double, double, double, double, Perturbation& p) { p.u = 15.0; }
 
 // miniWeather's cold bubble (-20 K) falling onto the ground.
-void density_current(const CaseDomain& d, double x, double y, double z, Perturbation& p) {
+void density_current(const CaseDomain& d, double x, double y, double z, double, double, Perturbation& p) {
   p.theta = ellipse_cosine(from_xc(d, x), from_yc(d, y), z - 5000.0, -20.0, 4000.0, 4000.0, 2000.0, d.three_d);
 }
 
 // A jet (50 m/s, 298 K) injected through the left boundary (Euler::fill_ghosts); at rest inside.
-void injection(const CaseDomain&, double, double, double, Perturbation&) {}
+void injection(const CaseDomain&, double, double, double, double, double, Perturbation&) {}
 
 // Straka et al. (1993) density current: temperature perturbation -15 [1 + cos(pi L)] / 2 K, as potential
 // temperature (divided by the Exner function of the neutral background); nu = kappa = 75 m^2/s in its deck.
-void straka(const CaseDomain& d, double x, double y, double z, Perturbation& p) {
+void straka(const CaseDomain& d, double x, double y, double z, double, double, Perturbation& p) {
   const double dx = from_xc(d, x), dy = from_yc(d, y);
   const double l2 = (dx / 4000.0) * (dx / 4000.0) + (d.three_d ? (dy / 4000.0) * (dy / 4000.0) : 0.0) +
                     ((z - 3000.0) / 2000.0) * ((z - 3000.0) / 2000.0);
@@ -62,7 +62,7 @@ void straka(const CaseDomain& d, double x, double y, double z, Perturbation& p) 
 }
 
 // Skamarock & Klemp (1994) inertia-gravity wave: N = 0.01/s, U = 20 m/s, a 0.01 K bump at 100 km of 300.
-void skamarock_klemp(const CaseDomain& d, double x, double, double z, Perturbation& p) {
+void skamarock_klemp(const CaseDomain& d, double x, double, double z, double, double, Perturbation& p) {
   const double a = 5000.0, xs = d.lo[0] + d.len[0] / 3.0;
   p.u = 20.0;
   p.theta = 0.01 * std::sin(kPi * z / d.len[2]) / (1.0 + (x - xs) * (x - xs) / (a * a));

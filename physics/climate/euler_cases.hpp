@@ -21,7 +21,9 @@ struct Perturbation {
   double rho = 0.0, u = 0.0, v = 0.0, w = 0.0, theta = 0.0;
 };
 
-using CaseSampler = void (*)(const CaseDomain& d, double x, double y, double z, Perturbation& p);
+/// The perturbation at (x, y, z) [m] over the background density hr [kg/m^3] and potential temperature
+/// ht [K] there.
+using CaseSampler = void (*)(const CaseDomain& d, double x, double y, double z, double hr, double ht, Perturbation& p);
 
 struct EulerCaseDef {
   const char* name;
