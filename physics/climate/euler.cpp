@@ -47,7 +47,7 @@ std::string Euler::describe() const {
   std::ostringstream os;
   const bool three_d = grid_.global_n[1] > 1;
   os << "physics: compressible Euler (dry, non-hydrostatic), " << (three_d ? "3D" : "2D x-z") << ", case "
-     << euler_case_name(p_.test) << "\n"
+     << euler_cases()[static_cast<std::size_t>(p_.test)].name << "\n"
      << describe_grid() << "\n"
      << "numerics: 4th-order finite volume, hyperviscosity beta " << p_.hv_beta << ", "
      << (p_.splitting == EulerSplitting::alternating ? "dimensionally split RK3, order alternating" : "unsplit SSP-RK3")

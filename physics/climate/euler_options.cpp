@@ -1,22 +1,15 @@
 // Compressible Euler: the deck keys and their reading into EulerParams.
 #include "climate/euler_options.hpp"
 
+#include "climate/euler_cases.hpp"
 #include "core/error.hpp"
 
 namespace stratus::climate {
 
-namespace {
-const char* const kCaseNames[] = {"thermal",   "collision", "gravity_waves",  "density_current",
-                                  "injection", "straka",    "skamarock_klemp"};
-}  // namespace
-
-const char* euler_case_name(EulerCase c) { return kCaseNames[static_cast<int>(c)]; }
-
 void declare_euler_options(OptionRegistry& reg) {
-  reg.add_string("euler.case", "thermal", "",
-                 "test case: thermal (rising bubble), collision, gravity_waves, density_current (miniWeather's), "
-                 "injection (open), straka (Straka et al. 1993), skamarock_klemp (inertia-gravity wave)")
-      .one_of({"thermal", "collision", "gravity_waves", "density_current", "injection", "straka", "skamarock_klemp"});
+  std::vector<std::string> cases;
+  for (const auto& c : euler_cases()) cases.push_back(c.name);
+  reg.add_string("euler.case", "thermal", "", euler_cases_help()).one_of(cases);
   reg.add_string("euler.splitting", "alternating", "",
                  "alternating: x, (y,) z sweeps of 3-stage RK, order reversed every step (miniWeather); unsplit: "
                  "SSP-RK3 of all directions at once")
@@ -39,8 +32,8 @@ void declare_euler_options(OptionRegistry& reg) {
 EulerParams EulerParams::from_deck(const Deck& deck) {
   EulerParams p;
   const std::string c = deck.get_string("euler.case");
-  for (int i = 0; i < 7; ++i)
-    if (c == kCaseNames[i]) p.test = static_cast<EulerCase>(i);
+  for (std::size_t i = 0; i < euler_cases().size(); ++i)
+    if (c == euler_cases()[i].name) p.test = static_cast<int>(i);
   p.splitting = deck.get_string("euler.splitting") == "unsplit" ? EulerSplitting::unsplit : EulerSplitting::alternating;
   p.hv_beta = deck.get_real("euler.hv_beta");
   p.cfl = deck.get_real("euler.cfl");
