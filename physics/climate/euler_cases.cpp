@@ -67,6 +67,13 @@ void skamarock_klemp(const CaseDomain& d, double x, double, double z, double, do
   p.u = 20.0;
   p.theta = 0.01 * std::sin(kPi * z / d.len[2]) / (1.0 + (x - xs) * (x - xs) / (a * a));
 }
+
+// Bryan & Fritsch (2002) dry thermal: a +2 K cos^2 bubble of radius 2 km centred 2 km above the ground in
+// a neutral atmosphere, at rest, with the pressure unperturbed (the density takes up the warming).
+void bryan_fritsch(const CaseDomain& d, double x, double y, double z, double hr, double ht, Perturbation& p) {
+  p.theta = ellipse_cosine(from_xc(d, x), from_yc(d, y), z - 2000.0, 2.0, 2000.0, 2000.0, 2000.0, d.three_d);
+  p.rho = hr * ht / (ht + p.theta) - hr;  // rho theta, and so p = C0 (rho theta)^gamma, unchanged
+}
 }  // namespace
 
 // ------------------------------------------------------------------ the table
@@ -80,6 +87,7 @@ const std::vector<EulerCaseDef>& euler_cases() {
       {"injection", "open", 0.0, true, true, injection},
       {"straka", "Straka et al. 1993", 0.0, false, false, straka},
       {"skamarock_klemp", "inertia-gravity wave", 0.01, true, false, skamarock_klemp},
+      {"bryan_fritsch", "dry bubble, Bryan & Fritsch 2002", 0.0, false, false, bryan_fritsch},
   };
   return cases;
 }
