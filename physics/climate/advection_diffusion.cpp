@@ -60,7 +60,7 @@ double AdvectionExact::cell_average(int i, int j, int k, double t) const {
   return p_.amplitude * factor(0, i, t) * factor(1, j, t) * factor(2, k, t);
 }
 
-AdvectionDiffusion::AdvectionDiffusion(const Deck& deck, MPI_Comm comm)
+AdvectionDiffusion::AdvectionDiffusion(const Deck& deck, Comm comm)
     : GridPhysics("advection", GridParams::from_deck(deck), {{"q", "q"}}, AdvectionParams::from_deck(deck).integrator),
       p_(AdvectionParams::from_deck(deck)) {
   const char* bc[3] = {"grid.bc_x", "grid.bc_y", "grid.bc_z"};

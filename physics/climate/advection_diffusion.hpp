@@ -33,7 +33,7 @@ class AdvectionExact {
 
 class AdvectionDiffusion : public GridPhysics {
  public:
-  AdvectionDiffusion(const Deck& deck, MPI_Comm comm);
+  AdvectionDiffusion(const Deck& deck, Comm comm);
   std::string describe() const override;
   double memory_bytes() const override;
   double stable_dt() const override;

@@ -22,7 +22,7 @@ constexpr double kQw[3] = {0.277777777777777777777777777779, 0.44444444444444444
 }  // namespace
 
 // ------------------------------------------------------------------ set-up
-Euler::Euler(const Deck& deck, MPI_Comm comm)
+Euler::Euler(const Deck& deck, Comm comm)
     : GridPhysics("euler", GridParams::from_deck(deck),
                   {{"rho_prime", "rho'"}, {"rho_u", "rho_u"}, {"rho_v", "rho_v"}, {"rho_w", "rho_w"},
                    {"rho_theta_prime", "rho_theta'"}},

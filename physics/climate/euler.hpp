@@ -33,7 +33,7 @@ enum EulerVar { kDens = 0, kUmom = 1, kVmom = 2, kWmom = 3, kRhot = 4, kEulerVar
 
 class Euler : public GridPhysics {
  public:
-  Euler(const Deck& deck, MPI_Comm comm);
+  Euler(const Deck& deck, Comm comm);
   std::string describe() const override;
   double memory_bytes() const override;
   double stable_dt() const override;

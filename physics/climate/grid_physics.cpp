@@ -12,7 +12,7 @@ GridPhysics::GridPhysics(const std::string& name, const GridParams& gp, std::vec
                          std::optional<RKMethod> rk)
     : name_(name), gp_(gp), vars_(std::move(vars)), rk_method_(rk) {}
 
-void GridPhysics::decompose(MPI_Comm comm, int ghost) {
+void GridPhysics::decompose(Comm comm, int ghost) {
   ghost_ = ghost;
   decomp_ = gp_.decompose(comm);
   grid_ = make_local_grid(*decomp_, gp_.lo, gp_.length, ghost);

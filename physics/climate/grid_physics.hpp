@@ -49,8 +49,8 @@ class GridPhysics : public Simulation {
   GridPhysics(const std::string& name, const GridParams& gp, std::vector<StateVar> vars,
               std::optional<RKMethod> rk = std::nullopt);
   /// Collective: decomposes the grid with ghost width `ghost` (called by the physics after its deck checks).
-  void decompose(MPI_Comm comm, int ghost);
-  MPI_Comm communicator() const override { return decomp_->comm(); }
+  void decompose(Comm comm, int ghost);
+  Comm communicator() const override { return decomp_->comm(); }
   /// Writes the initial state into state_ (owned cells) at time 0.
   virtual void set_initial_state() = 0;
   /// The grid and decomposition lines of describe().

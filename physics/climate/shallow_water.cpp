@@ -95,7 +95,7 @@ void ShallowWaterWave::state(int i, int j, double t, double& eta, double& mu, do
   mv = a / kk * (omega_ * k_[1] * c + f * k_[0] * s);
 }
 
-ShallowWater::ShallowWater(const Deck& deck, MPI_Comm comm)
+ShallowWater::ShallowWater(const Deck& deck, Comm comm)
     : GridPhysics("shallow_water", GridParams::from_deck(deck), {{"h", "h"}, {"hu", "hu"}, {"hv", "hv"}},
                   ShallowWaterParams::from_deck(deck).integrator),
       p_(ShallowWaterParams::from_deck(deck)) {

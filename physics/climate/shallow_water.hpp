@@ -45,7 +45,7 @@ class ShallowWaterWave {
 
 class ShallowWater : public GridPhysics {
  public:
-  ShallowWater(const Deck& deck, MPI_Comm comm);
+  ShallowWater(const Deck& deck, Comm comm);
   std::string describe() const override;
   double memory_bytes() const override;
   double stable_dt() const override;

@@ -21,6 +21,10 @@ namespace stratus {
 class CheckpointWriter;
 class CheckpointReader;
 
+/// The communicator of a simulation's ranks. Physics code passes it on (to a decomposition) and makes no
+/// MPI calls of its own: reductions go through the diagnostics plan and core/reduction.hpp.
+using Comm = MPI_Comm;
+
 /// The simulation clock, owned by the run loop (and restored by it from checkpoints): the physics reads it.
 struct Clock {
   long step = 0;      // steps taken
