@@ -22,8 +22,8 @@ STRATUS=${1:?$_stratus_usage}
 MPIEXEC=${2:?$_stratus_usage}
 SRC=${3:?$_stratus_usage}
 # A bare name (found on PATH) stays as it is; a path is made absolute before the cd below.
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
+[[ $STRATUS == */* ]] && STRATUS=$(realpath -m "$STRATUS")
+[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath -m "$MPIEXEC")
 SRC=$(realpath "$SRC")
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
