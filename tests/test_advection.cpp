@@ -88,12 +88,7 @@ TEST_CASE("tracer mass is conserved to round-off and the Gaussian stays close to
                   "advection.diffusivity=0.002"},
                  0.3);
   const Diagnostics d = sim.diagnostics();
-  double dmass = 1.0, errmax = 1.0, qmax = 0.0;
-  for (std::size_t i = 0; i < d.names.size(); ++i) {
-    if (d.names[i] == "d_mass") dmass = d.values[i];
-    if (d.names[i] == "err_max") errmax = d.values[i];
-    if (d.names[i] == "q_max") qmax = d.values[i];
-  }
+  const double dmass = d.get("d_mass"), errmax = d.get("err_max"), qmax = d.get("q_max");
   INFO("d_mass " << dmass << " err_max " << errmax << " q_max " << qmax);
   CHECK(std::abs(dmass) < 1e-13);
   CHECK(errmax < 0.02 * qmax);
