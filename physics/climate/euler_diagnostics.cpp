@@ -27,9 +27,7 @@ void Euler::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
   const auto s = state_;
   const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
   const double z0 = (g.offset[2] - g.ng[2] + 0.5) * g.dx[2], dz = g.dx[2];
-  const bool sum = p_.splitting == EulerSplitting::unsplit;
-  const double ix = g.global_n[0] > 1 ? 1.0 / g.dx[0] : 0.0, iy = g.global_n[1] > 1 ? 1.0 / g.dx[1] : 0.0;
-  const double iz = 1.0 / g.dx[2];
+  const euler_flux::WaveRate rate_of(g, p_.splitting == EulerSplitting::unsplit);
   Slots<6> r;
   reduce_cells(
       "euler::diagnostics", g,
@@ -45,7 +43,7 @@ void Euler::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
         a.lower(2, t);
         a.raise(3, t);
         a.raise(4, w < 0 ? -w : w);
-        a.raise(5, euler_flux::wave_rate(s, hc(k), htc(k), k, j, i, ix, iy, iz, sum));
+        a.raise(5, rate_of(s, hc(k), htc(k), k, j, i));
       },
       SlotReducer<6>(local.ops, r));
   local.assign(r);
@@ -55,14 +53,12 @@ double Euler::local_max_wave_rate() const {
   const LocalGrid g = grid_;
   const auto s = state_;
   const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
-  const bool sum = p_.splitting == EulerSplitting::unsplit;
-  const double ix = g.global_n[0] > 1 ? 1.0 / g.dx[0] : 0.0, iy = g.global_n[1] > 1 ? 1.0 / g.dx[1] : 0.0;
-  const double iz = 1.0 / g.dx[2];
+  const euler_flux::WaveRate rate_of(g, p_.splitting == EulerSplitting::unsplit);
   double rate = 0.0;
   reduce_cells(
       "euler::max_wave_rate", g,
       KOKKOS_LAMBDA(int i, int j, int k, double& m) {
-        const double a = euler_flux::wave_rate(s, hc(k), htc(k), k, j, i, ix, iy, iz, sum);
+        const double a = rate_of(s, hc(k), htc(k), k, j, i);
         m = a > m ? a : m;
       },
       Kokkos::Max<double>(rate));
@@ -73,16 +69,14 @@ std::string Euler::fastest_cell(double top) const {
   const LocalGrid g = grid_;
   const auto s = state_;
   const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
-  const bool sum = p_.splitting == EulerSplitting::unsplit;
-  const double ix = g.global_n[0] > 1 ? 1.0 / g.dx[0] : 0.0, iy = g.global_n[1] > 1 ? 1.0 / g.dx[1] : 0.0;
-  const double iz = 1.0 / g.dx[2];
+  const euler_flux::WaveRate rate_of(g, p_.splitting == EulerSplitting::unsplit);
   const long long nx = g.global_n[0], ny = g.global_n[1];
   const long long none = std::numeric_limits<long long>::max();
   long long first = none;
   reduce_cells(
       "euler::fastest_cell", g,
       KOKKOS_LAMBDA(int i, int j, int k, long long& m) {
-        if (euler_flux::wave_rate(s, hc(k), htc(k), k, j, i, ix, iy, iz, sum) == top) {  // the same arithmetic: exact
+        if (rate_of(s, hc(k), htc(k), k, j, i) == top) {  // the same arithmetic: exact
           const long long idx =
               ((g.offset[2] + k - g.ng[2]) * ny + g.offset[1] + j - g.ng[1]) * nx + g.offset[0] + i - g.ng[0];
           m = idx < m ? idx : m;

@@ -97,4 +97,19 @@ KOKKOS_INLINE_FUNCTION double wave_rate(const Field4D& s, double hc, double htc,
   return sum ? ax + ay + az : (ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az));
 }
 
+/// wave_rate with the grid's inverse spacings (0 along a direction with one cell) and the stepping's
+/// combination bound in, so that every reduction over it does the same arithmetic.
+struct WaveRate {
+  double ix = 0.0, iy = 0.0, iz = 0.0;
+  bool sum = false;  // unsplit stepping: the sum over directions; split: the largest
+  WaveRate(const LocalGrid& g, bool unsplit)
+      : ix(g.global_n[0] > 1 ? 1.0 / g.dx[0] : 0.0),
+        iy(g.global_n[1] > 1 ? 1.0 / g.dx[1] : 0.0),
+        iz(1.0 / g.dx[2]),
+        sum(unsplit) {}
+  KOKKOS_INLINE_FUNCTION double operator()(const Field4D& s, double hc, double htc, int k, int j, int i) const {
+    return wave_rate(s, hc, htc, k, j, i, ix, iy, iz, sum);
+  }
+};
+
 }  // namespace stratus::climate::euler_flux
