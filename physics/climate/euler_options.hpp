@@ -9,17 +9,21 @@ namespace stratus::climate {
 
 enum class EulerSplitting { alternating, unsplit };
 
+// Defaults are those of the bindings in euler_options.cpp.
 struct EulerParams {
-  int test = 0;  // the test case: its index in euler_cases() (euler_cases.hpp)
-  EulerSplitting splitting = EulerSplitting::alternating;
-  double hv_beta = 0.25;       // hyperviscosity strength (1 removes 2 dx noise in one stage)
-  double cfl = 1.5;            // Courant number of the time step
-  double max_speed = 450;      // [m/s] > 0: fixed dt = cfl min(dx) / max_speed (miniWeather); 0: from the state
-  double nu = 0.0;             // kinematic viscosity [m^2/s]
-  double kappa = 0.0;          // thermal diffusivity [m^2/s]
-  double courant_limit = 2.0;  // stop the run when the measured Courant number exceeds this
+  int test{};  // the test case: its index in euler_cases() (euler_cases.hpp)
+  EulerSplitting splitting{};
+  double hv_beta{};        // hyperviscosity strength (1 removes 2 dx noise in one stage)
+  double cfl{};            // Courant number of the time step
+  double max_speed{};      // [m/s] > 0: fixed dt = cfl min(dx) / max_speed (miniWeather); 0: from the state
+  double nu{};             // kinematic viscosity [m^2/s]
+  double kappa{};          // thermal diffusivity [m^2/s]
+  double courant_limit{};  // stop the run when the measured Courant number exceeds this
 
   static EulerParams from_deck(const Deck& deck);
+  /// One statement per [euler] key (input/options.hpp).
+  template <class B>
+  static void bind(B& o);
 };
 
 void declare_euler_options(OptionRegistry& reg);
