@@ -5,14 +5,14 @@
 # one rank per core. Builds first if needed.
 # Usage: scripts/bench-climate.sh [--steps N] [extra stratus bench options, e.g. --triad-mib 512]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+root=$STRATUS_ROOT
 steps=10
 if [ "${1:-}" = "--steps" ]; then steps="$2"; shift 2; fi
-Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
-export Kokkos_ROOT
+stratus_deps
+stratus_build cpu stratus
 cd "$root"
-cmake --preset cpu >/dev/null
-cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
 cores=$(nproc)
 cases=("2D 1024 x 512|inputs/climate/thermal.ini --set grid.nx=1024 --set grid.nz=512"
        "3D 128^3|inputs/climate/thermal3d.ini --set grid.nx=128 --set grid.ny=128 --set grid.nz=128")

@@ -11,7 +11,9 @@
 #   --lammps-only  measure LAMMPS only (no build, no Stratus run)
 #   env: LMP (default lmp), LMP_MPIRUN (default mpirun.openmpi, the MPI that Debian's lmp uses)
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+root=$STRATUS_ROOT
 steps=100
 ranks="1 2"
 do_stratus=1
@@ -39,10 +41,8 @@ fi
 cd "$root"
 if [ "$do_stratus" = 1 ]; then
   [ -f "$deck" ] || { echo "error: deck $deck not found" >&2; exit 1; }
-  Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
-  export Kokkos_ROOT
-  cmake --preset cpu >/dev/null
-  cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
+  stratus_deps
+  stratus_build cpu stratus
 fi
 
 tmp="$(mktemp -d)"

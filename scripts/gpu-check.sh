@@ -51,11 +51,14 @@ grep -E "Kokkos|CUDA|cuFFT|MPI:" "$logs/info.log" | tee -a "$report"
 say ""
 say "## tests"
 pass=0; fail=0; failed=()
+# The tests run where CTest would run them, in a directory of their own (the Catch2 tests write
+# test_output_npN/ into theirs), never in the caller's directory (the checkout, often).
+mkdir -p "$work/cwd"
 while IFS=$'\t' read -r name np envs cmd; do
   cmd="${cmd//@BUNDLE@/$b}"; cmd="${cmd//@REPO@/$root}"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  env $envs timeout "${STRATUS_TEST_TIMEOUT:-600}" bash -c "$cmd" </dev/null >"$logs/$name.log" 2>&1; rc=$?
+  (cd "$work/cwd" && env $envs timeout "${STRATUS_TEST_TIMEOUT:-600}" bash -c "$cmd") </dev/null >"$logs/$name.log" 2>&1; rc=$?
   dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
   if [ $rc -eq 0 ]; then pass=$((pass + 1)); s=ok; else fail=$((fail + 1)); failed+=("$name"); s="FAIL (exit $rc)"; fi
   say "$(printf '%-28s np=%s %6ss  %s' "$name" "${np/#0/-}" "$dt" "$s")"

@@ -10,7 +10,9 @@
 #   scripts/run.sh
 #   scripts/run.sh inputs/advection/gaussian3d.ini -n 2 --set grid.nx=128
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+root=$STRATUS_ROOT
 ranks=1
 args=()
 deck=""
@@ -26,10 +28,8 @@ done
 case "$ranks" in ''|*[!0-9]*|0) echo "run.sh: -n needs a positive rank count, got '$ranks'" >&2; exit 2 ;; esac
 if [ -n "$deck" ] && [ ! -r "$deck" ]; then echo "run.sh: cannot read deck '$deck'" >&2; exit 2; fi
 
-Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
-export Kokkos_ROOT
-(cd "$root" && cmake --preset cpu >/dev/null && cmake --build --preset cpu --target stratus -j"$(nproc)" >/dev/null) || {
-  echo "run.sh: the build failed; run 'cmake --build --preset cpu' in $root to see why" >&2; exit 1; }
+stratus_deps
+stratus_build cpu stratus
 exe="$root/build/cpu/stratus"
 
 threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1

@@ -6,17 +6,17 @@
 # Usage: scripts/test.sh [--preset cpu|debug] [extra ctest arguments, e.g. -R halo]
 # Environment: STRATUS_JOBS (parallel build/test jobs, default: number of cores).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+root=$STRATUS_ROOT
 preset=cpu
 if [ "${1:-}" = "--preset" ]; then preset="$2"; shift 2; fi
 jobs="${STRATUS_JOBS:-$(nproc)}"
 
-Kokkos_ROOT="$("$root/scripts/install-deps.sh" --test-tools)"
-export Kokkos_ROOT
+stratus_deps --test-tools
 cd "$root"
 start=$(date +%s)
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j"$jobs"
+stratus_build --verbose "$preset"
 built=$(date +%s)
 echo "[test] build took $((built - start)) s"
 # One OpenMP thread per rank (set per test as well); MPI tests oversubscribe at 4 ranks.

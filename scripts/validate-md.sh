@@ -9,7 +9,9 @@
 #
 # Usage: scripts/validate-md.sh [-n RANKS] [--steps N] [--plot]      (default: 2 ranks, 10000 steps)
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+root=$STRATUS_ROOT
 ranks=2
 steps=10000
 plot=0
@@ -29,11 +31,9 @@ if [ "$plot" = 1 ] && ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; the
     exit 1
   fi
 fi
-Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
-export Kokkos_ROOT
+stratus_deps
+stratus_build cpu stratus
 cd "$root"
-cmake --preset cpu >/dev/null
-cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
 threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1
 out=output/validate-md
 mkdir -p "$out"

@@ -8,7 +8,9 @@
 # Usage: scripts/validate-straka.sh [-n RANKS] [DX ...]      (default: 1 rank, dx = 200 100 50 m)
 # Writes output/validate-straka/dxN/ and prints one line per resolution.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+root=$STRATUS_ROOT
 ranks=1
 if [ "${1:-}" = "-n" ]; then ranks="$2"; shift 2; fi
 dxs=("$@")
@@ -22,11 +24,9 @@ if ! /usr/bin/python3 -c "import h5py, numpy" 2>/dev/null; then
     exit 1
   fi
 fi
-Kokkos_ROOT="$("$root/scripts/install-deps.sh")"
-export Kokkos_ROOT
+stratus_deps
+stratus_build cpu stratus
 cd "$root"
-cmake --preset cpu >/dev/null
-cmake --build --preset cpu -j"$(nproc)" --target stratus >/dev/null
 threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1
 
 echo "Straka density current, 900 s, nu = kappa = 75 m^2/s; reference (Straka et al. 1993, dx = 25 m):"

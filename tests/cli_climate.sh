@@ -5,25 +5,8 @@
 # last snapshot; a run past euler.courant_limit stops with the Courant number; walls where the solver
 # needs periodic boundaries (and the reverse) are bad input (exit 2, the key named).
 #   usage: cli_climate.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
-
-STRATUS=${1:?usage: cli_climate.sh STRATUS MPIEXEC SOURCE_DIR}
-MPIEXEC=${2:?usage: cli_climate.sh STRATUS MPIEXEC SOURCE_DIR}
-SRC=${3:?usage: cli_climate.sh STRATUS MPIEXEC SOURCE_DIR}
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
-SRC=$(realpath "$SRC")
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_cli_climate.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 for deck in "$SRC"/inputs/climate/*.ini; do
   "$STRATUS" check "$deck" -q > /dev/null 2> err.txt || fail "check $(basename "$deck"): $(cat err.txt)"

@@ -3,34 +3,15 @@
 # and nothing written (no output directory created, a pre-existing one left untouched). Also checks the
 # commands that do not run anything: check, help-deck and info.
 #   usage: cli_errors.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
-STRATUS=${1:?usage: cli_errors.sh STRATUS MPIEXEC SOURCE_DIR}
-MPIEXEC=${2:?usage: cli_errors.sh STRATUS MPIEXEC SOURCE_DIR}
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_cli_errors.XXXXXX")
-trap 'rm -rf "$T"' EXIT
 WORK=$T/work    # cwd of every command; decks live here; nothing else may appear in it
 CAP=$T/cap      # captured stdout/stderr
 mkdir -p "$WORK" "$CAP"
-[[ -x $STRATUS ]] || { echo "FAIL: stratus executable '$STRATUS' not found" >&2; exit 1; }
+[[ -x $STRATUS ]] || fail "stratus executable '$STRATUS' not found"
 cd "$WORK"
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$CAP/out" "$CAP/err"; do
-    if [[ -s $f ]]; then
-      echo "--- $(basename "$f"):" >&2
-      head -n 40 "$f" >&2
-    fi
-  done
-  exit 1
-}
-pass() { echo "ok: $*"; }
+FAIL_LOGS=("$CAP/out" "$CAP/err")
 
 # A pre-existing output directory with a sentinel file that no failing command may touch.
 EXISTING=$WORK/existing_out

@@ -12,30 +12,16 @@
 #  5. checkpoints with time = NaN or step = 9e18 are refused (exit 2) by check and run, nothing written.
 # The tmpfs needs root (mount); without it the disk-full part exits 77 (skipped) after the other parts.
 #   usage: cli_hardening.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
-
-STRATUS=${1:?usage: cli_hardening.sh STRATUS MPIEXEC SOURCE_DIR}
-MPIEXEC=${2:?usage: cli_hardening.sh STRATUS MPIEXEC SOURCE_DIR}
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_cli_hardening.XXXXXX")
-cleanup() {
+# The tmpfs mounts of the disk-full part go before $T does.
+test_cleanup() {
   for m in "$T"/full_*; do
     [[ -d $m ]] && mountpoint -q "$m" && { umount "$m" 2>/dev/null || { sleep 1; umount -l "$m"; }; }
   done
-  rm -rf "$T"
 }
-trap cleanup EXIT
-cd "$T"
-
-fail() {
-  echo "FAIL: $*" >&2
-  [[ -s $T/err ]] && { echo "--- stderr:" >&2; head -n 20 "$T/err" >&2; }
-  exit 1
-}
-pass() { echo "ok: $*"; }
+FAIL_LOGS=("$T/err")
 
 # grid_deck FILE OUTDIR [run KEY=VALUE LINES...]: a 16^3 advection run with a snapshot and a checkpoint
 # every 5 steps; a given line replaces the default of its key.

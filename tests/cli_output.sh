@@ -4,29 +4,11 @@
 # attributes, the XDMF files point at the right datasets, the history table is complete and conserves
 # mass, and stdout names the output directory. A 2D run (nz = 1) checks the (1, ny, nx) layout.
 #   usage: cli_output.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
-
-STRATUS=${1:?usage: cli_output.sh STRATUS MPIEXEC SOURCE_DIR}
-MPIEXEC=${2:?usage: cli_output.sh STRATUS MPIEXEC SOURCE_DIR}
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_cli_output.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 [[ -x $STRATUS ]] || fail "stratus executable '$STRATUS' not found"
-for tool in h5dump h5diff awk; do
-  command -v "$tool" > /dev/null || fail "'$tool' not found (the HDF5 command-line tools are needed)"
-done
+require_tools h5dump h5diff awk
 
 NX=16 NY=12 NZ=8
 NAME=snap

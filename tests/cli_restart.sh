@@ -9,27 +9,9 @@
 #  (d) a truncated, bit-flipped, other-physics or missing checkpoint is rejected with exit code 2 and
 #      one message naming the file, and nothing in the output directory changes.
 #   usage: cli_restart.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
-
-STRATUS=${1:?usage: cli_restart.sh STRATUS MPIEXEC SOURCE_DIR}
-MPIEXEC=${2:?usage: cli_restart.sh STRATUS MPIEXEC SOURCE_DIR}
-SRC=${3:?usage: cli_restart.sh STRATUS MPIEXEC SOURCE_DIR}
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-[[ $MPIEXEC == */* ]] && MPIEXEC=$(realpath "$MPIEXEC")
-SRC=$(realpath "$SRC")
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_cli_restart.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
-command -v h5diff > /dev/null || fail "h5diff not found (the HDF5 command-line tools are needed)"
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+require_tools h5diff
 
 # launch NP ARGS...: stratus on NP ranks (quiet), output in $T/log_last.
 launch() {

@@ -4,12 +4,9 @@
 # scripts/test.sh once stopped without a word), classic lines spread over sources.list.d/*.list, the deb822
 # debian.sources of container images, and no binary source at all (exit 1 with a message).
 #   usage: deb_src_entry.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
-SRC=${3:?usage: deb_src_entry.sh STRATUS MPIEXEC SOURCE_DIR}
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 script=$SRC/scripts/deb-src-entry.sh
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_deb_src.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mkroot() { mkdir -p "$T/$1/etc/apt/sources.list.d"; echo "$T/$1"; }
 

@@ -8,46 +8,18 @@
 # otherwise. The tools run with Debian's /usr/bin/python3 (or $STRATUS_PYTHON); without h5py, numpy and
 # matplotlib there the test is skipped (exit 77).
 #   usage: post_scripts.sh STRATUS MPIEXEC SOURCE_DIR
-set -euo pipefail
-
-STRATUS=${1:?usage: post_scripts.sh STRATUS MPIEXEC SOURCE_DIR}
-SOURCE_DIR=${3:?usage: post_scripts.sh STRATUS MPIEXEC SOURCE_DIR}
-[[ $STRATUS == */* ]] && STRATUS=$(realpath "$STRATUS")
-SOURCE_DIR=$(realpath "$SOURCE_DIR")
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+SOURCE_DIR=$SRC
 POST=$SOURCE_DIR/scripts/post
 PY=${STRATUS_PYTHON:-/usr/bin/python3}
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
 export MPLBACKEND=Agg
 export PYTHONDONTWRITEBYTECODE=1
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/stratus_post_scripts.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
-
 [[ -x $STRATUS ]] || fail "stratus executable '$STRATUS' not found"
 [[ -d $POST ]] || fail "scripts/post not found under '$SOURCE_DIR'"
-if ! "$PY" -c 'import h5py, numpy, matplotlib' 2> /dev/null; then
-  echo "SKIP: $PY cannot import h5py, numpy and matplotlib (Debian: python3-h5py python3-numpy python3-matplotlib)"
-  exit 77
-fi
-
-# expect_rc WANT LOG CMD...: runs CMD with stdout and stderr in LOG, fails unless it exits with WANT.
-expect_rc() {
-  local want=$1 log=$2 rc=0
-  shift 2
-  "$@" > "$log" 2>&1 || rc=$?
-  if [[ $rc -ne $want ]]; then
-    cat "$log" >&2
-    fail "exit $rc, expected $want: $*"
-  fi
-}
+"$PY" -c 'import h5py, numpy, matplotlib' 2> /dev/null ||
+  skip "$PY cannot import h5py, numpy and matplotlib (Debian: python3-h5py python3-numpy python3-matplotlib)"
 
 # is_png FILE: a non-empty file starting with the PNG signature.
 is_png() {

@@ -8,46 +8,22 @@
 #include <vector>
 
 #include "climate/advection_diffusion.hpp"
-#include "domain/grid_options.hpp"
-#include "driver/run_loop.hpp"
+#include "grid_physics_test.hpp"
 
 using namespace stratus;
 using climate::AdvectionDiffusion;
 
 namespace {
 
-OptionRegistry registry() {
-  OptionRegistry reg;
-  declare_run_options(reg);
-  declare_grid_options(reg);
-  climate::declare_advection_options(reg);
-  return reg;
-}
+using test::gather;
+using AdvectionRun = test::Run<AdvectionDiffusion>;
 
 // Runs to t_end with the stable step (the last one shortened) and returns the simulation.
-std::unique_ptr<AdvectionDiffusion> run(const std::string& deck_text, const std::vector<std::string>& overrides,
-                                        double t_end) {
-  static const OptionRegistry reg = registry();
-  const Deck deck = Deck::parse(reg, deck_text, "<test>", overrides);
-  auto sim = std::make_unique<AdvectionDiffusion>(deck, MPI_COMM_WORLD);
-  sim->initialize();
-  while (sim->time() < t_end * (1.0 - 1e-12)) sim->advance(std::min(sim->stable_dt(), t_end - sim->time()));
+AdvectionRun run(const std::string& deck_text, const std::vector<std::string>& overrides, double t_end) {
+  static const OptionRegistry reg = test::grid_registry(climate::declare_advection_options);
+  auto sim = test::start<AdvectionDiffusion>(reg, deck_text, overrides);
+  sim.to(t_end);
   return sim;
-}
-
-// The owned cells of every rank assembled into one global array (x fastest), identical on all ranks.
-std::vector<double> gather(const AdvectionDiffusion& sim) {
-  const LocalGrid& g = sim.grid();
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim.state());
-  const long long nx = g.global_n[0], ny = g.global_n[1], nz = g.global_n[2];
-  std::vector<double> local(static_cast<std::size_t>(nx * ny * nz), 0.0), global(local.size());
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i)
-        local[((g.offset[2] + k) * ny + g.offset[1] + j) * nx + g.offset[0] + i] = h(0, k + g.ng[2], j + g.ng[1], i + g.ng[0]);
-  // Exactly one rank contributes each entry, the others add +0.0: the sum is exact.
-  MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return global;
 }
 
 const char* kDeck = R"(
@@ -61,7 +37,7 @@ velocity = 1 0.5 0.25
 template <class F>
 std::vector<double> l2_errors(std::initializer_list<int> levels, F overrides_for, double t_end) {
   std::vector<double> err;
-  for (int n : levels) err.push_back(run(kDeck, overrides_for(std::to_string(n)), t_end)->error_norms()[1]);
+  for (int n : levels) err.push_back(run(kDeck, overrides_for(std::to_string(n)), t_end).diagnostics().get("err_l2"));
   return err;
 }
 
@@ -111,17 +87,12 @@ TEST_CASE("tracer mass is conserved to round-off and the Gaussian stays close to
                  {"grid.nx=24", "grid.ny=24", "grid.nz=24", "advection.initial=gaussian", "advection.width=0.1",
                   "advection.diffusivity=0.002"},
                  0.3);
-  const Diagnostics d = sim->diagnostics(0.0);
-  double dmass = 1.0, errmax = 1.0, qmax = 0.0;
-  for (std::size_t i = 0; i < d.names.size(); ++i) {
-    if (d.names[i] == "d_mass") dmass = d.values[i];
-    if (d.names[i] == "err_max") errmax = d.values[i];
-    if (d.names[i] == "q_max") qmax = d.values[i];
-  }
+  const Diagnostics d = sim.diagnostics();
+  const double dmass = d.get("d_mass"), errmax = d.get("err_max"), qmax = d.get("q_max");
   INFO("d_mass " << dmass << " err_max " << errmax << " q_max " << qmax);
   CHECK(std::abs(dmass) < 1e-13);
   CHECK(errmax < 0.02 * qmax);
-  CHECK(sim->step() > 10);
+  CHECK(sim.clock.step > 10);
 }
 
 TEST_CASE("the final field is bitwise identical for every decomposition", "[advection][decomposition][mpi]") {

@@ -1,15 +1,16 @@
 // Unit tests of the option registry and input-deck parsing (src/input/deck.*): every option type, the
 // defaults, command-line overrides, each InputError path (unknown keys with suggestions, strict type
 // checks, bounds, choices, list sizes, required and duplicate keys, syntax errors, unreadable files),
-// the programming errors of the getters, unused-key tracking, the resolved_text() round trip and the
-// help text. They use a small registry of their own, not the options of any solver, and run on one
-// rank in milliseconds.
+// the programming errors of the getters, unused-key tracking, the resolved_text() round trip, the
+// help text (the bindings of input/options.hpp: test_options.cpp). They use a small registry of their
+// own, not the options of any solver, and run on one rank in milliseconds.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -17,6 +18,8 @@
 
 #include "core/error.hpp"
 #include "input/deck.hpp"
+#include "input/options.hpp"
+#include "message_matcher.hpp"
 
 using Catch::Matchers::Contains;
 using stratus::Deck;
@@ -39,26 +42,6 @@ OptionRegistry make_registry() {
   reg.add_reals("physics.velocity", {1.0, 0.0}, "m/s", "Advection velocity.");
   return reg;
 }
-
-// Matches an exception whose what() contains every one of `parts` (Contains works on strings only).
-class MessageContains : public Catch::MatcherBase<std::exception> {
- public:
-  explicit MessageContains(std::vector<std::string> parts) : parts_(std::move(parts)) {}
-  bool match(const std::exception& e) const override {
-    const std::string msg = e.what();
-    for (const auto& p : parts_)
-      if (msg.find(p) == std::string::npos) return false;
-    return true;
-  }
-  std::string describe() const override {
-    std::string d = "has a message containing";
-    for (const auto& p : parts_) d += " '" + p + "'";
-    return d;
-  }
-
- private:
-  std::vector<std::string> parts_;
-};
 
 const char* kMinimal = "[run]\nphysics = advection\n";
 
@@ -481,3 +464,6 @@ TEST_CASE("Deck get_int32 and get_ints32 refuse values an int cannot hold", "[de
   const Deck edge = Deck::parse(reg, kMinimal, "x.ini", {"grid.nx=2147483648"});
   CHECK_THROWS_MATCHES(edge.get_int32("grid.nx"), InputError, MessageContains({"= 2147483648 is out of range"}));
 }
+
+// ------------------------------------------------------------------------------------------------
+// Bindings (input/options.hpp)

@@ -33,6 +33,12 @@ using namespace stratus::md;
 
 namespace {
 
+// One step at the clock, then the clock ticks (as the run loop does).
+void step(MDSimulation& sim, Clock& clock, double dt) {
+  sim.advance(clock, dt);
+  clock.tick(dt);
+}
+
 const std::string kData = STRATUS_TEST_DATA "/md/";
 
 using stratus::test::world_rank;
@@ -119,11 +125,12 @@ TEST_CASE("100 NVE steps reproduce LAMMPS' thermo to 1e-10", "[md][lammps]") {
                                        ".data\nneighbor = " + kind + "\nnewton = " + newton + "\n");
         MDSimulation sim(p, MPI_COMM_WORLD);
         sim.initialize();
+        Clock clock;
         const auto ref = read_reference(kData + c.name + ".thermo.csv");
         REQUIRE(ref.size() == 11);
         double worst = 0.0;
         for (const auto& r : ref) {
-          while (sim.step() < r.step) sim.advance(p.dt);
+          while (clock.step < r.step) step(sim, clock, p.dt);
           const Thermo t = sim.thermo();
           INFO(c.name << " step " << r.step);
           // The pressure passes near zero in the mixture: compare it against its kinetic part too.
@@ -133,7 +140,7 @@ TEST_CASE("100 NVE steps reproduce LAMMPS' thermo to 1e-10", "[md][lammps]") {
             worst = std::max(worst, e);
             CHECK(e <= 1e-10);
           }
-          CHECK(std::abs(sim.time() - r.time) <= 1e-12 * std::max(1.0, r.time));
+          CHECK(std::abs(clock.time - r.time) <= 1e-12 * std::max(1.0, r.time));
         }
         if (world_rank() == 0)
           std::printf("[md] %s (%s list, %d ranks): largest relative difference to LAMMPS %.2e, %d neighbor builds\n",
@@ -149,6 +156,7 @@ TEST_CASE("Forces equal -dE/dx through ghosts and periodic images", "[md]") {
                                  "sigma = 1.0 0.88\npair_coeff = 1 2 1.5 0.8 2.0\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
+  Clock clock;
   const double h = 1e-5;
   const long long n = sim.natoms();
   for (long long id : {1LL, 77LL, 431LL, 864LL}) {
@@ -189,12 +197,13 @@ TEST_CASE("NVE forward then backward returns to the start", "[md]") {
   const MDParams p = params_from("data_file = " + kData + "lj_liquid.data\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
+  Clock clock;
   const auto start = unwrapped(sim);
   const Thermo t0 = sim.thermo();
-  for (int s = 0; s < 150; ++s) sim.advance(p.dt);
+  for (int s = 0; s < 150; ++s) step(sim, clock, p.dt);
   const auto mid = unwrapped(sim);
   sim.reverse_velocities();
-  for (int s = 0; s < 150; ++s) sim.advance(p.dt);
+  for (int s = 0; s < 150; ++s) step(sim, clock, p.dt);
   const auto end = unwrapped(sim);
   const Thermo t1 = sim.thermo();
   double moved = 0.0, err = 0.0;
@@ -220,9 +229,10 @@ TEST_CASE("The run on all ranks equals the run on one rank", "[md]") {
       MDSimulation all(p, MPI_COMM_WORLD), alone(p, MPI_COMM_SELF);
       all.initialize();
       alone.initialize();
+      Clock clock_all, clock_alone;
       for (int s = 0; s < 150; ++s) {
-        all.advance(p.dt);
-        alone.advance(p.dt);
+        step(all, clock_all, p.dt);
+        step(alone, clock_alone, p.dt);
       }
       const Thermo a = all.thermo(), b = alone.thermo();
       CHECK(rel(a.temp, b.temp) < 1e-10);
@@ -247,13 +257,14 @@ TEST_CASE("Langevin holds the target temperature", "[md][thermostat][.long]") {
       "t_target = 1.5\nt_damp = 0.5\nshift = true\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
-  for (int s = 0; s < 1000; ++s) sim.advance(p.dt);  // relax
+  Clock clock;
+  for (int s = 0; s < 1000; ++s) step(sim, clock, p.dt);  // relax
   // Block averages of T over 20 blocks of 100 steps (each longer than the thermostat time 0.5 = 100 steps).
   std::vector<double> blocks;
   for (int b = 0; b < 20; ++b) {
     double sum = 0.0;
     for (int s = 0; s < 100; ++s) {
-      sim.advance(p.dt);
+      step(sim, clock, p.dt);
       sum += sim.thermo().temp;
     }
     blocks.push_back(sum / 100.0);
@@ -285,12 +296,13 @@ TEST_CASE("Nose-Hoover chain conserves its extended energy and holds T", "[md][t
     p.dt = dt;
     MDSimulation sim(p, MPI_COMM_WORLD);
     sim.initialize();
+    Clock clock;
     const int n = 1000 << k;  // 5 tau
-    for (int s = 0; s < n; ++s) sim.advance(dt);
+    for (int s = 0; s < n; ++s) step(sim, clock, dt);
     double sum = 0.0, h1 = 0.0, h2 = 0.0;
     const double h0 = sim.thermo().econserve;
     for (int s = 0; s < n; ++s) {
-      sim.advance(dt);
+      step(sim, clock, dt);
       const Thermo t = sim.thermo();
       sum += t.temp;
       h1 += t.econserve - h0;
@@ -313,7 +325,8 @@ TEST_CASE("Data files written by the engine read back identically", "[md]") {
   const MDParams p = params_from("data_file = " + kData + "lj_liquid.data\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
-  for (int s = 0; s < 30; ++s) sim.advance(p.dt);
+  Clock clock;
+  for (int s = 0; s < 30; ++s) step(sim, clock, p.dt);
   const AtomData a = sim.gather();
   const std::string path = "test_md_roundtrip_" + std::to_string(world_size()) + ".data";
   if (world_rank() == 0) {
@@ -337,10 +350,11 @@ TEST_CASE("Trajectory frames hold every atom's position and velocity by id", "[m
                                  "sigma = 1.0 0.88\npair_coeff = 1 2 1.5 0.8 2.0\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
+  Clock clock;
   const std::string dir = "test_md_traj_" + std::to_string(world_size());
-  CHECK(sim.write_snapshot(dir, "t") > 0.0);
-  for (int s = 0; s < 20; ++s) sim.advance(p.dt);
-  CHECK(sim.write_snapshot(dir, "t") > 0.0);
+  CHECK(sim.write_snapshot(clock, dir, "t") > 0.0);
+  for (int s = 0; s < 20; ++s) step(sim, clock, p.dt);
+  CHECK(sim.write_snapshot(clock, dir, "t") > 0.0);
   const AtomData a = sim.gather();  // rank 0: sorted by id, wrapped positions
   if (world_rank() == 0) {
     const hid_t file = H5Fopen((dir + "/t.h5md").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -10,56 +10,30 @@
 
 #include "climate/shallow_water.hpp"
 #include "core/error.hpp"
-#include "domain/grid_options.hpp"
-#include "driver/run_loop.hpp"
+#include "grid_physics_test.hpp"
 
 using namespace stratus;
 using climate::ShallowWater;
 
 namespace {
 
-OptionRegistry registry() {
-  OptionRegistry reg;
-  declare_run_options(reg);
-  declare_grid_options(reg);
-  climate::declare_shallow_water_options(reg);
-  return reg;
-}
+using test::gather;
+using SwRun = test::Run<ShallowWater>;
 
 Deck make_deck(const std::string& text, const std::vector<std::string>& overrides) {
-  static const OptionRegistry reg = registry();
+  static const OptionRegistry reg = test::grid_registry(climate::declare_shallow_water_options);
   return Deck::parse(reg, text, "<test>", overrides);
 }
 
 // Runs to t_end with the stable step (the last one shortened) and returns the simulation.
-std::unique_ptr<ShallowWater> run(const std::string& deck_text, const std::vector<std::string>& overrides,
-                                  double t_end) {
-  auto sim = std::make_unique<ShallowWater>(make_deck(deck_text, overrides), MPI_COMM_WORLD);
-  sim->initialize();
-  while (sim->time() < t_end * (1.0 - 1e-12)) sim->advance(std::min(sim->stable_dt(), t_end - sim->time()));
+SwRun run(const std::string& deck_text, const std::vector<std::string>& overrides, double t_end) {
+  static const OptionRegistry reg = test::grid_registry(climate::declare_shallow_water_options);
+  auto sim = test::start<ShallowWater>(reg, deck_text, overrides);
+  sim.to(t_end);
   return sim;
 }
 
-// Variable v of the owned cells of every rank assembled into one global array (x fastest), on all ranks.
-std::vector<double> gather(const ShallowWater& sim, int v) {
-  const LocalGrid& g = sim.grid();
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim.state());
-  const long long nx = g.global_n[0], ny = g.global_n[1];
-  std::vector<double> local(static_cast<std::size_t>(nx * ny), 0.0), global(local.size());
-  for (int j = 0; j < g.n[1]; ++j)
-    for (int i = 0; i < g.n[0]; ++i)
-      local[(g.offset[1] + j) * nx + g.offset[0] + i] = h(v, g.ng[2], j + g.ng[1], i + g.ng[0]);
-  // Exactly one rank contributes each entry, the others add +0.0: the sum is exact.
-  MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return global;
-}
-
-double value(const Diagnostics& d, const std::string& name) {
-  for (std::size_t i = 0; i < d.names.size(); ++i)
-    if (d.names[i] == name) return d.values[i];
-  FAIL("no diagnostic " << name);
-  return 0.0;
-}
+double value(const Diagnostics& d, const std::string& name) { return d.get(name); }
 
 bool root() {
   int rank = 0;
@@ -94,7 +68,7 @@ TEST_CASE("the linear inertia-gravity wave converges at 3rd order and conserves 
   std::vector<double> err;
   for (int n : {16, 32, 64}) {
     auto sim = run(kDeck, wave(n), period);
-    const Diagnostics d = sim->diagnostics(0.0);
+    const Diagnostics d = sim.diagnostics();
     INFO("n = " << n << " d_mass " << value(d, "d_mass"));
     CHECK(std::abs(value(d, "d_mass")) <= 1e-12);
     err.push_back(value(d, "err_l2"));
@@ -127,7 +101,7 @@ TEST_CASE("the geostrophic jet stays steady and conserves mass", "[shallow_water
                    {"grid.nx=" + n, "grid.ny=" + n, "shallow_water.case=jet", "shallow_water.jet_speed=20",
                     "shallow_water.f0=1e-4", std::string("shallow_water.hv_beta=") + (hyper ? "0.25" : "0")},
                    t_end);
-    const Diagnostics d = sim->diagnostics(0.0);
+    const Diagnostics d = sim.diagnostics();
     const double rel = value(d, "err_l2") / (c / std::sqrt(2.0));
     INFO("hyperviscosity " << hyper << ": relative L2 change of h after 6 h " << rel << ", d_mass "
                            << value(d, "d_mass") << ", d_te " << value(d, "d_te"));
@@ -158,7 +132,7 @@ TEST_CASE("the dam break stays finite, conserves mass and sends its bore into th
             {"grid.nx=200", "grid.ny=8", "grid.length=2e5 8e3 1", "grid.bc_y=wall", "shallow_water.case=dam_break",
              "shallow_water.h_left=2", "shallow_water.h_right=1", "shallow_water.f0=0", "shallow_water.flux=" + flux},
             6000.0);
-    const Diagnostics d = sim->diagnostics(0.0);
+    const Diagnostics d = sim.diagnostics();
     for (double v : d.values) REQUIRE(std::isfinite(v));
     INFO("d_mass " << value(d, "d_mass") << " h_min " << value(d, "h_min") << " h_max " << value(d, "h_max"));
     CHECK(std::abs(value(d, "d_mass")) <= 1e-12);
@@ -206,7 +180,7 @@ TEST_CASE("the final fields are bitwise identical for every decomposition", "[sh
       auto o = c;
       o.push_back("parallel.decomp=" + dec);
       auto sim = run(kDeck, o, 3000.0);
-      REQUIRE(sim->step() >= 8);
+      REQUIRE(sim.clock.step >= 8);
       for (int v = 0; v < 3; ++v) {
         const auto field = gather(*sim, v);
         if (reference.size() < 3)

@@ -60,14 +60,14 @@ double AdvectionExact::cell_average(int i, int j, int k, double t) const {
   return p_.amplitude * factor(0, i, t) * factor(1, j, t) * factor(2, k, t);
 }
 
-AdvectionDiffusion::AdvectionDiffusion(const Deck& deck, MPI_Comm comm)
-    : gp_(GridParams::from_deck(deck)), p_(AdvectionParams::from_deck(deck)) {
+AdvectionDiffusion::AdvectionDiffusion(const Deck& deck, Comm comm)
+    : GridPhysics("advection", GridParams::from_deck(deck), {{"q", "q"}}, AdvectionParams::from_deck(deck).integrator),
+      p_(AdvectionParams::from_deck(deck)) {
   const char* bc[3] = {"grid.bc_x", "grid.bc_y", "grid.bc_z"};
   for (int d = 0; d < 3; ++d)
     STRATUS_INPUT_REQUIRE(gp_.periodic[d],
                           "key '" << bc[d] << "' = 'wall': the advection physics needs periodic boundaries");
-  decomp_ = gp_.decompose(comm);
-  grid_ = make_local_grid(*decomp_, gp_.lo, gp_.length, 2);
+  decompose(comm, 2);
 }
 
 std::string AdvectionDiffusion::describe() const {
@@ -75,9 +75,7 @@ std::string AdvectionDiffusion::describe() const {
   int dims = 0;
   for (int d = 0; d < 3; ++d) dims += grid_.global_n[d] > 1;
   os << "physics: advection-diffusion of a tracer, " << dims << "D\n"
-     << "grid: " << grid_.global_n[0] << " x " << grid_.global_n[1] << " x " << grid_.global_n[2]
-     << " cells, dx = " << grid_.dx[0] << " " << grid_.dx[1] << " " << grid_.dx[2] << " m\n"
-     << "decomposition: " << decomp_->describe() << "\n"
+     << describe_grid() << "\n"
      << "velocity: " << p_.velocity[0] << " " << p_.velocity[1] << " " << p_.velocity[2]
      << " m/s, diffusivity: " << p_.kappa << " m^2/s\n"
      << "initial: " << (p_.shape == TracerShape::gaussian ? "gaussian" : "sine")
@@ -87,11 +85,7 @@ std::string AdvectionDiffusion::describe() const {
   return os.str();
 }
 
-double AdvectionDiffusion::memory_bytes() const {
-  const double cells = double(grid_.extent(0)) * grid_.extent(1) * grid_.extent(2);
-  const double halo = 2.0 * 8.0 * (cells - double(grid_.owned_cells()));  // send + receive, an upper bound
-  return 8.0 * cells + RungeKutta::register_bytes(p_.integrator, grid_, 1) + halo;
-}
+double AdvectionDiffusion::memory_bytes() const { return grid_memory_bytes(1.0); }
 
 double AdvectionDiffusion::stable_dt() const {
   // Advection: the centred 4th-order operator's largest eigenvalue is about 1.37 u/dx, inside the RK
@@ -106,24 +100,14 @@ double AdvectionDiffusion::stable_dt() const {
   return rate > 0.0 ? p_.cfl / rate : 1e30;
 }
 
-void AdvectionDiffusion::initialize() {
-  q_ = grid_.allocate("advection::q", 1);
-  halo_ = std::make_unique<GridHalo>(*decomp_, grid_, 1, 2, false, gp_.transport);
-  rk_ = std::make_unique<RungeKutta>(p_.integrator, grid_, 1);
+void AdvectionDiffusion::set_initial_state() {
   // Set-up on the host: exact cell averages (erf is not portable to every device math library).
-  auto h = Kokkos::create_mirror_view(q_);
+  auto h = Kokkos::create_mirror_view(state_);
   AdvectionExact exact(p_, grid_);
   for (int k = grid_.ng[2]; k < grid_.ng[2] + grid_.n[2]; ++k)
     for (int j = grid_.ng[1]; j < grid_.ng[1] + grid_.n[1]; ++j)
-      for (int i = grid_.ng[0]; i < grid_.ng[0] + grid_.n[0]; ++i) {
-        h(0, k, j, i) = exact.cell_average(i, j, k, 0.0);
-      }
-  Kokkos::deep_copy(q_, h);
-  const auto m = tracer_mass();
-  mass_initial_ = m[0];
-  mass0_ = m[1];
-  time_ = 0.0;
-  step_ = 0;
+      for (int i = grid_.ng[0]; i < grid_.ng[0] + grid_.n[0]; ++i) h(0, k, j, i) = exact.cell_average(i, j, k, 0.0);
+  Kokkos::deep_copy(state_, h);
 }
 
 void AdvectionDiffusion::rhs(const Field4D& q, const Field4D& dqdt) const {
@@ -161,116 +145,62 @@ void AdvectionDiffusion::rhs(const Field4D& q, const Field4D& dqdt) const {
       });
 }
 
-void AdvectionDiffusion::advance(double dt) {
+void AdvectionDiffusion::advance(const Clock& clock, double dt) {
   rk_->step(
-      q_, time_, dt, [this](const Field4D& q, double, const Field4D& dqdt) { rhs(q, dqdt); },
+      state_, clock.time, dt, [this](const Field4D& q, double, const Field4D& dqdt) { rhs(q, dqdt); },
       [this](const Field4D& q, double) { halo_->exchange(q); });
-  time_ += dt;
-  ++step_;
 }
 
-std::array<double, 3> AdvectionDiffusion::error_norms() const {
+void AdvectionDiffusion::declare_diagnostics(DiagnosticsPlan& plan) {
+  const double vol = grid_.cell_volume();
+  auto volume = [vol](double s, double) { return s * vol; };
+  plan.sum("mass", volume);
+  plan.hidden_sum("abs_mass", volume);  // the scale of d_mass (a sine's mass is 0)
+  plan.relative_change("d_mass", "mass", "abs_mass");
+  plan.min("q_min");
+  plan.max("q_max");
+  plan.error_norms(work_per_step());
+  // Courant number of the step just taken: sum over active directions of |u_d| dt / dx_d.
+  double rate = 0.0;
+  for (int d = 0; d < 3; ++d)
+    if (grid_.global_n[d] > 1) rate += std::abs(p_.velocity[d]) / grid_.dx[d];
+  plan.derived("cfl", [rate](const Diagnostics&, double dt) { return dt * rate; });
+}
+
+void AdvectionDiffusion::reduce_diagnostics(const Clock& clock, double, LocalReductions& local) {
   // The exact solution is a product of one factor per direction: tabulate the factors on the host
   // (nx + ny + nz evaluations), then compare cell by cell on the device. No field leaves the device.
   const AdvectionExact exact(p_, grid_);
   Kokkos::View<double*, MemSpace> f[3];
   for (int d = 0; d < 3; ++d) {
-    f[d] = Kokkos::View<double*, MemSpace>("advection::exact_factor", grid_.n[d] + 2 * grid_.ng[d]);
+    f[d] = Kokkos::View<double*, MemSpace>("advection::exact_factor", grid_.extent(d));
     auto h = Kokkos::create_mirror_view(f[d]);
     for (int idx = 0; idx < static_cast<int>(h.extent(0)); ++idx)
-      h(idx) = (d == 0 ? p_.amplitude : 1.0) * exact.factor(d, idx, time_);
+      h(idx) = (d == 0 ? p_.amplitude : 1.0) * exact.factor(d, idx, clock.time);
     Kokkos::deep_copy(f[d], h);
   }
   const auto fx = f[0], fy = f[1], fz = f[2];
-  const auto q = q_;
-  double l1 = 0.0, l2 = 0.0, linf = 0.0;
+  const auto q = state_;
+  Slots<7> r;
   reduce_cells(
-      "advection::error_l1", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
-        const double e = q(0, k, j, i) - fx(i) * fy(j) * fz(k);
-        s += e < 0.0 ? -e : e;
-      },
-      l1);
-  reduce_cells(
-      "advection::error_l2", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
-        const double e = q(0, k, j, i) - fx(i) * fy(j) * fz(k);
-        s += e * e;
-      },
-      l2);
-  reduce_cells(
-      "advection::error_max", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& m) {
-        const double e = q(0, k, j, i) - fx(i) * fy(j) * fz(k);
-        const double a = e < 0.0 ? -e : e;
-        m = a > m ? a : m;
-      },
-      Kokkos::Max<double>(linf));
-  double sums[2] = {l1, l2}, gsums[2] = {0.0, 0.0}, gmax = 0.0;
-  MPI_Allreduce(sums, gsums, 2, MPI_DOUBLE, MPI_SUM, decomp_->comm());
-  MPI_Allreduce(&linf, &gmax, 1, MPI_DOUBLE, MPI_MAX, decomp_->comm());
-  const double n = double(grid_.global_n[0]) * grid_.global_n[1] * grid_.global_n[2];
-  return {gsums[0] / n, std::sqrt(gsums[1] / n), gmax};
-}
-
-std::array<double, 2> AdvectionDiffusion::tracer_mass() const {
-  const LocalGrid g = grid_;
-  auto q = q_;
-  double sum = 0.0, abs_sum = 0.0;
-  reduce_cells(
-      "advection::mass", g, KOKKOS_LAMBDA(int i, int j, int k, double& s) { s += q(0, k, j, i); }, sum);
-  reduce_cells(
-      "advection::abs_mass", g,
-      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
+      "advection::diagnostics", grid_,
+      KOKKOS_LAMBDA(int i, int j, int k, Slots<7>& a) {
         const double v = q(0, k, j, i);
-        s += v < 0.0 ? -v : v;
+        a.add(0, v);
+        a.add(1, v < 0.0 ? -v : v);
+        a.lower(2, v);
+        a.raise(3, v);
+        const double e = v - fx(i) * fy(j) * fz(k), ae = e < 0.0 ? -e : e;
+        a.add(4, ae);
+        a.add(5, e * e);
+        a.raise(6, ae);
       },
-      abs_sum);
-  double local[2] = {sum * g.cell_volume(), abs_sum * g.cell_volume()}, global[2] = {0.0, 0.0};
-  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, decomp_->comm());
-  return {global[0], global[1]};
-}
-
-Diagnostics AdvectionDiffusion::diagnostics(double dt) {
-  const LocalGrid g = grid_;
-  auto q = q_;
-  double qmin = 0.0, qmax = 0.0;
-  reduce_cells(
-      "advection::min", g, KOKKOS_LAMBDA(int i, int j, int k, double& m) { m = q(0, k, j, i) < m ? q(0, k, j, i) : m; },
-      Kokkos::Min<double>(qmin));
-  reduce_cells(
-      "advection::max", g, KOKKOS_LAMBDA(int i, int j, int k, double& m) { m = q(0, k, j, i) > m ? q(0, k, j, i) : m; },
-      Kokkos::Max<double>(qmax));
-  double gmin = 0.0, gmax = 0.0;
-  const double mass = tracer_mass()[0];
-  MPI_Allreduce(&qmin, &gmin, 1, MPI_DOUBLE, MPI_MIN, decomp_->comm());
-  MPI_Allreduce(&qmax, &gmax, 1, MPI_DOUBLE, MPI_MAX, decomp_->comm());
-  const auto err = error_norms();
-  double courant = 0.0;
-  for (int d = 0; d < 3; ++d)
-    if (g.global_n[d] > 1) courant += dt * std::abs(p_.velocity[d]) / g.dx[d];
-  Diagnostics d;
-  d.add("mass", mass);
-  d.add("d_mass", mass0_ > 0.0 ? (mass - mass_initial_) / mass0_ : 0.0);
-  d.add("q_min", gmin);
-  d.add("q_max", gmax);
-  d.add("err_l1", err[0]);
-  d.add("err_l2", err[1]);
-  d.add("err_max", err[2]);
-  d.add("cfl", courant);
-  return d;
-}
-
-std::optional<GridFields> AdvectionDiffusion::checkpoint_fields() {
-  return GridFields{decomp_.get(), grid_, q_, {GridVariable{"q", "", 0}}};
+      SlotReducer<7>(local.ops, r));
+  local.assign(r);
 }
 
 std::optional<GridFields> AdvectionDiffusion::grid_fields() {
-  return GridFields{decomp_.get(), grid_, q_, {GridVariable{"q", "tracer", 0}}};
-}
-
-double AdvectionDiffusion::work_per_step() const {
-  return double(grid_.global_n[0]) * grid_.global_n[1] * grid_.global_n[2];
+  return GridFields{decomp_.get(), grid_, state_, {GridVariable{"q", "tracer", 0}}};
 }
 
 }  // namespace stratus::climate

@@ -8,11 +8,8 @@
 #pragma once
 #include <memory>
 
-#include "comm/grid_halo.hpp"
 #include "climate/advection_diffusion_options.hpp"
-#include "domain/grid_options.hpp"
-#include "driver/simulation.hpp"
-#include "time/runge_kutta.hpp"
+#include "climate/grid_physics.hpp"
 
 namespace stratus::climate {
 
@@ -34,49 +31,26 @@ class AdvectionExact {
   LocalGrid g_;
 };
 
-class AdvectionDiffusion : public Simulation {
+class AdvectionDiffusion : public GridPhysics {
  public:
-  AdvectionDiffusion(const Deck& deck, MPI_Comm comm);
+  AdvectionDiffusion(const Deck& deck, Comm comm);
   std::string describe() const override;
   double memory_bytes() const override;
-  void initialize() override;
   double stable_dt() const override;
-  void advance(double dt) override;
-  double time() const override { return time_; }
-  long step() const override { return step_; }
-  Diagnostics diagnostics(double dt) override;
+  void advance(const Clock& clock, double dt) override;
   std::optional<GridFields> grid_fields() override;
-  std::optional<GridFields> checkpoint_fields() override;
-  void set_clock(long step, double time) override {
-    step_ = step;
-    time_ = time;
-  }
-  double work_per_step() const override;
-
-  /// The tracer field (var 0), ghosts included (tests).
-  const Field4D& state() const { return q_; }
-  const LocalGrid& grid() const { return grid_; }
-  /// L1, L2 and max-norm errors of the owned cell averages against the exact solution (collective).
-  std::array<double, 3> error_norms() const;
 
   // Members that launch kernels are public: CUDA forbids extended lambdas in private member functions.
   /// dq/dt of q (ghosts of q must be filled) into dqdt's owned cells.
   void rhs(const Field4D& q, const Field4D& dqdt) const;
-  /// Collective: signed and absolute tracer mass, sum of q dV over owned cells.
-  std::array<double, 2> tracer_mass() const;
+  void set_initial_state() override;
+  void reduce_diagnostics(const Clock& clock, double dt, LocalReductions& local) override;
+
+ protected:
+  void declare_diagnostics(DiagnosticsPlan& plan) override;
 
  private:
-  GridParams gp_;
   AdvectionParams p_;
-  std::unique_ptr<CartDecomp> decomp_;
-  LocalGrid grid_;
-  std::unique_ptr<GridHalo> halo_;
-  std::unique_ptr<RungeKutta> rk_;
-  Field4D q_;
-  double time_ = 0.0;
-  long step_ = 0;
-  double mass_initial_ = 0.0;  // signed tracer mass at t = 0
-  double mass0_ = 0.0;         // absolute tracer mass at t = 0: the scale of d_mass (the sine's mass is 0)
 };
 
 }  // namespace stratus::climate

@@ -11,19 +11,23 @@ namespace stratus::climate {
 enum class Reconstruction { centered4, upwind3 };
 enum class TracerShape { gaussian, sine };
 
+// Defaults are those of the bindings in advection_diffusion_options.cpp.
 struct AdvectionParams {
-  Real3 velocity{};    // [m/s]
-  double kappa = 0.0;  // [m^2/s]
-  TracerShape shape = TracerShape::gaussian;
-  double amplitude = 1.0;
-  Real3 center{};      // Gaussian centre at t = 0 [m]
-  double width = 0.1;  // Gaussian standard deviation at t = 0 [m]
-  Int3 modes{};        // sine: whole wavelengths across the domain per direction (0: constant)
-  Reconstruction recon = Reconstruction::centered4;
-  RKMethod integrator = RKMethod::lsrk4;
-  double cfl = 0.8;
+  Real3 velocity{};  // [m/s]
+  double kappa{};    // [m^2/s]
+  TracerShape shape{};
+  double amplitude{};
+  Real3 center{};  // Gaussian centre at t = 0 [m]
+  double width{};  // Gaussian standard deviation at t = 0 [m]
+  Int3 modes{};    // sine: whole wavelengths across the domain per direction (0: constant)
+  Reconstruction recon{};
+  RKMethod integrator{};
+  double cfl{};
 
   static AdvectionParams from_deck(const Deck& deck);
+  /// One statement per [advection] key (input/options.hpp).
+  template <class B>
+  static void bind(B& o);
 };
 
 void declare_advection_options(OptionRegistry& reg);

@@ -10,14 +10,10 @@
 // free-slip walls. Every cell's arithmetic is independent of the decomposition, so fields are bitwise
 // identical for any rank count and split.
 #pragma once
-#include <memory>
 #include <string>
 
-#include "comm/grid_halo.hpp"
 #include "climate/euler_options.hpp"
-#include "domain/grid_options.hpp"
-#include "driver/simulation.hpp"
-#include "time/runge_kutta.hpp"
+#include "climate/grid_physics.hpp"
 
 namespace stratus::climate {
 
@@ -32,39 +28,25 @@ constexpr double kGamma = 1.40027894002789400278940027894;  // cp / cv
 constexpr double kC0 = 27.5629410929725921310572974482;     // p = C0 (rho theta)^gamma
 }  // namespace euler_const
 
-
-
 /// Fields of the state.
 enum EulerVar { kDens = 0, kUmom = 1, kVmom = 2, kWmom = 3, kRhot = 4, kEulerVars = 5 };
 
-class Euler : public Simulation {
+class Euler : public GridPhysics {
  public:
-  Euler(const Deck& deck, MPI_Comm comm);
+  Euler(const Deck& deck, Comm comm);
   std::string describe() const override;
   double memory_bytes() const override;
-  void initialize() override;
   double stable_dt() const override;
-  void advance(double dt) override;
-  double time() const override { return time_; }
-  long step() const override { return step_; }
-  Diagnostics diagnostics(double dt) override;
+  void advance(const Clock& clock, double dt) override;
   std::optional<GridFields> grid_fields() override;
-  std::optional<GridFields> checkpoint_fields() override;
-  void set_clock(long step, double time) override {
-    step_ = step;
-    time_ = time;
-  }
-  double work_per_step() const override;
   double bytes_per_update() const override;
-  std::string locate_nonfinite() override;
   std::string divergence(const Diagnostics& d) override;
 
-  const Field4D& state() const { return state_; }
-  const LocalGrid& grid() const { return grid_; }
-  const CartDecomp& decomp() const { return *decomp_; }
   const EulerParams& params() const { return p_; }
 
   // Members that launch kernels are public: CUDA forbids extended lambdas in private member functions.
+  /// The hydrostatic background and the initial state of the case (euler_cases.cpp).
+  void set_initial_state() override;
   /// Fills the ghost cells of s: halo exchange, then the walls (and the injection inflow).
   void fill_ghosts(const Field4D& s) const;
   /// Tendency of s along direction dir (0 x, 1 y, 2 z) into tend (owned cells); hv_dt is the dt that
@@ -72,34 +54,27 @@ class Euler : public Simulation {
   void tendency(const Field4D& s, int dir, double hv_dt, const Field4D& tend, bool add) const;
   /// out = init + dt * tend on owned cells.
   void update(const Field4D& init, const Field4D& tend, double dt, const Field4D& out) const;
-  /// Collective: total mass [kg] and total energy (kinetic + internal + potential) [J].
-  std::array<double, 2> mass_energy() const;
-  /// Collective: the largest (|u_d| + c) / dx_d over owned cells and directions [1/s].
-  double max_wave_rate() const;
-  /// Collective: where the largest (|u_d| + c) / dx_d is (the lowest global index if several), as text.
-  std::string fastest_cell() const;
-  /// Collective: min and max of theta' [K], and max |w| [m/s].
-  std::array<double, 3> theta_w_extremes() const;
+  /// This rank's largest (|u_d| + c) / dx_d over owned cells and directions [1/s] (no communication).
+  double local_max_wave_rate() const;
+  /// Collective: where the largest (|u_d| + c) / dx_d, `top`, is (the lowest global index if several), as text.
+  std::string fastest_cell(double top) const;
+  /// One fused reduction: mass, total energy, theta' and |w| extremes, the largest wave rate.
+  void reduce_diagnostics(const Clock& clock, double dt, LocalReductions& local) override;
   /// Physical fields (rho, u, v, w, theta', p') for output.
   void compute_output(const Field4D& out) const;
+
+ protected:
+  void declare_diagnostics(DiagnosticsPlan& plan) override;
 
  private:
   void semi_discrete_step(const Field4D& init, const Field4D& forcing, const Field4D& out, double dt, int dir);
 
-  GridParams gp_;
   EulerParams p_;
-  std::unique_ptr<CartDecomp> decomp_;
-  LocalGrid grid_;
-  std::unique_ptr<GridHalo> halo_;
-  std::unique_ptr<RungeKutta> rk_;
-  Field4D state_, tmp_, tend_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
+  Field4D tmp_, tend_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
   // Hydrostatic background, by array index along z (ghosts included): cell averages, and at the face
   // below cell k (index k; the face above the last cell is index extent(2)).
   Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_dens_int_, hy_dens_theta_int_,
       hy_pressure_int_;
-  double time_ = 0.0;
-  long step_ = 0;
-  double mass0_ = 0.0, te0_ = 0.0;
 };
 
 }  // namespace stratus::climate

@@ -1,4 +1,4 @@
-// Rotating shallow water: deck options, test cases, flux and source kernels, boundaries, diagnostics.
+// Rotating shallow water: test cases, flux and source kernels, boundaries, diagnostics and output.
 #include "climate/shallow_water.hpp"
 
 #include <cmath>
@@ -6,7 +6,6 @@
 
 #include "climate/fv_stencils.hpp"
 #include "core/error.hpp"
-#include "domain/field_check.hpp"
 
 namespace stratus::climate {
 
@@ -23,8 +22,7 @@ KOKKOS_INLINE_FUNCTION void normal_flux(double h, double mn, double mt, double g
 }
 
 // Numerical flux through the face between cells 1 and 2 of the stencils h[0..3], mn[0..3], mt[0..3].
-// hv = hv_beta dx / (16 dt) >= 0 (the flux gains hv * d3, i.e. loses hv_coef * d3 with miniWeather's
-// negative hv_coef). Both cells sharing a face evaluate it from the same operands in the same order, so
+// hv = fv::hyperviscosity(hv_beta, dx, dt) >= 0. Both cells sharing a face evaluate it from the same operands in the same order, so
 // the update is conservative to the last bit.
 KOKKOS_INLINE_FUNCTION void face_flux(const double* h, const double* mn, const double* mt, double g, double hv,
                                       bool rusanov, double* f) {
@@ -47,9 +45,9 @@ KOKKOS_INLINE_FUNCTION void face_flux(const double* h, const double* mn, const d
     f[2] = 0.5 * (fl[2] + fr[2]) - 0.5 * a * (tr - tl);
   }
   if (hv > 0.0) {
-    f[0] += hv * fv::face_diff3(h[0], h[1], h[2], h[3]);
-    f[1] += hv * fv::face_diff3(mn[0], mn[1], mn[2], mn[3]);
-    f[2] += hv * fv::face_diff3(mt[0], mt[1], mt[2], mt[3]);
+    f[0] += fv::hyperviscous_flux(hv, h[0], h[1], h[2], h[3]);
+    f[1] += fv::hyperviscous_flux(hv, mn[0], mn[1], mn[2], mn[3]);
+    f[2] += fv::hyperviscous_flux(hv, mt[0], mt[1], mt[2], mt[3]);
   }
 }
 
@@ -65,11 +63,6 @@ void average_cos_sin(double k, double a, double dx, double phase, double& c, dou
 
 const char* case_name(SwCase c) { return c == SwCase::wave ? "wave" : c == SwCase::jet ? "jet" : "dam_break"; }
 
-double diag_value(const Diagnostics& d, const std::string& name) {
-  for (std::size_t i = 0; i < d.names.size(); ++i)
-    if (d.names[i] == name) return d.values[i];
-  return 0.0;
-}
 }  // namespace
 
 
@@ -102,8 +95,10 @@ void ShallowWaterWave::state(int i, int j, double t, double& eta, double& mu, do
   mv = a / kk * (omega_ * k_[1] * c + f * k_[0] * s);
 }
 
-ShallowWater::ShallowWater(const Deck& deck, MPI_Comm comm)
-    : gp_(GridParams::from_deck(deck)), p_(ShallowWaterParams::from_deck(deck)) {
+ShallowWater::ShallowWater(const Deck& deck, Comm comm)
+    : GridPhysics("shallow_water", GridParams::from_deck(deck), {{"h", "h"}, {"hu", "hu"}, {"hv", "hv"}},
+                  ShallowWaterParams::from_deck(deck).integrator),
+      p_(ShallowWaterParams::from_deck(deck)) {
   STRATUS_INPUT_REQUIRE(gp_.cells[2] == 1,
                         "key 'grid.nz' = " << gp_.cells[2] << ": the shallow-water physics is 2D (x-y), set 1");
   STRATUS_INPUT_REQUIRE(gp_.cells[0] > 1, "key 'grid.nx' = 1: the shallow-water physics needs cells in x");
@@ -123,17 +118,13 @@ ShallowWater::ShallowWater(const Deck& deck, MPI_Comm comm)
   }
   if (p_.test == SwCase::jet)
     STRATUS_INPUT_REQUIRE(gp_.cells[1] > 1, "shallow_water.case = 'jet' varies in y: set grid.ny > 1");
-  decomp_ = gp_.decompose(comm);
-  grid_ = make_local_grid(*decomp_, gp_.lo, gp_.length, 2);
+  decompose(comm, 2);
 }
 
 std::string ShallowWater::describe() const {
   std::ostringstream os;
   os << "physics: rotating shallow water (conservative finite volume, flat bottom), case " << case_name(p_.test) << "\n"
-     << "grid: " << grid_.global_n[0] << " x " << grid_.global_n[1] << " cells, dx = " << grid_.dx[0] << " "
-     << grid_.dx[1] << " m, boundaries x " << (gp_.periodic[0] ? "periodic" : "wall") << ", y "
-     << (gp_.periodic[1] ? "periodic" : "wall") << "\n"
-     << "decomposition: " << decomp_->describe() << "\n"
+     << describe_grid() << "\n"
      << "g = " << p_.gravity << " m/s^2, f = " << p_.f0 << " + " << p_.beta << " (y - " << p_.y_ref << ") 1/s\n"
      << "flux: " << (p_.flux == SwFlux::centered ? "centered4" : "rusanov") << ", hv_beta: " << p_.hv_beta
      << ", integrator: " << rk_name(p_.integrator) << ", cfl: " << p_.cfl;
@@ -147,30 +138,16 @@ std::string ShallowWater::describe() const {
     os << "\ndam break: h = " << p_.h_left << " m | " << p_.h_right
        << " m at x = " << gp_.lo[0] + p_.dam_fraction * gp_.length[0] << " m";
   }
-  if (q_.data() != nullptr) os << "\nstable time step: " << stable_dt() << " s";
+  if (state_.data() != nullptr) os << "\nstable time step: " << stable_dt() << " s";
   return os.str();
 }
 
-double ShallowWater::memory_bytes() const {
-  const double cells = double(grid_.extent(0)) * grid_.extent(1) * grid_.extent(2);
-  const double halo = 2.0 * 8.0 * 3.0 * (cells - double(grid_.owned_cells()));  // send + receive, an upper bound
-  const double ref = p_.test == SwCase::jet ? 1.0 : 0.0;
-  return 8.0 * cells * (3.0 + 4.0 + ref) + RungeKutta::register_bytes(p_.integrator, grid_, 3) + halo;
-}
+double ShallowWater::memory_bytes() const { return grid_memory_bytes(3.0 + 4.0 + (p_.test == SwCase::jet ? 1.0 : 0.0)); }
 
-double ShallowWater::cfl_length() const {
-  double len = grid_.dx[0];
-  if (grid_.global_n[1] > 1) len = std::min(len, grid_.dx[1]);
-  return len;
-}
-
-void ShallowWater::initialize() {
-  q_ = grid_.allocate("shallow_water::q", 3);
+void ShallowWater::set_initial_state() {
   out_ = grid_.allocate("shallow_water::out", 4);
-  halo_ = std::make_unique<GridHalo>(*decomp_, grid_, 3, 2, false, gp_.transport);
-  rk_ = std::make_unique<RungeKutta>(p_.integrator, grid_, 3);
   // Set-up on the host: exact cell averages.
-  auto hq = Kokkos::create_mirror_view(q_);
+  auto hq = Kokkos::create_mirror_view(state_);
   const LocalGrid& g = grid_;
   const double lx = g.dx[0] * g.global_n[0], ly = g.dx[1] * g.global_n[1];
   const ShallowWaterWave wave(p_, g);
@@ -202,17 +179,12 @@ void ShallowWater::initialize() {
         hq(1, k, j, i) = mu;
         hq(2, k, j, i) = mv;
       }
-  Kokkos::deep_copy(q_, hq);
+  Kokkos::deep_copy(state_, hq);
   if (p_.test == SwCase::jet) {
     href_ = grid_.allocate("shallow_water::h_ref", 1);
-    Kokkos::deep_copy(href_, Kokkos::subview(q_, std::make_pair(0, 1), Kokkos::ALL, Kokkos::ALL, Kokkos::ALL));
+    Kokkos::deep_copy(href_, Kokkos::subview(state_, std::make_pair(0, 1), Kokkos::ALL, Kokkos::ALL, Kokkos::ALL));
   }
-  fill_ghosts(q_);
-  time_ = 0.0;
-  step_ = 0;
-  const auto m = integrals();
-  mass0_ = m[0];
-  energy0_ = m[1];
+  fill_ghosts(state_);
 }
 
 void ShallowWater::fill_ghosts(const Field4D& q) const {
@@ -257,9 +229,7 @@ void ShallowWater::rhs(const Field4D& q, const Field4D& dqdt, double dt) const {
   const bool rusanov = p_.flux == SwFlux::rusanov;
   const bool ax = g.global_n[0] > 1, ay = g.global_n[1] > 1;
   const double ix = 1.0 / g.dx[0], iy = 1.0 / g.dx[1];
-  // hyperviscosity: flux += hv d3 with hv = hv_beta dx / (16 dt) (miniWeather's -hv_coef)
-  const double hvx = dt > 0.0 ? p_.hv_beta * g.dx[0] / (16.0 * dt) : 0.0;
-  const double hvy = dt > 0.0 ? p_.hv_beta * g.dx[1] / (16.0 * dt) : 0.0;
+  const double hvx = fv::hyperviscosity(p_.hv_beta, g.dx[0], dt), hvy = fv::hyperviscosity(p_.hv_beta, g.dx[1], dt);
   // beta plane: the cell average of f q is f(y_c) q + beta dy^2 / 12 dq/dy to 4th order
   const double bcorr = ay ? beta * g.dx[1] / 24.0 : 0.0;
   for_each_cell(
@@ -304,17 +274,15 @@ void ShallowWater::rhs(const Field4D& q, const Field4D& dqdt, double dt) const {
       });
 }
 
-void ShallowWater::advance(double dt) {
+void ShallowWater::advance(const Clock& clock, double dt) {
   rk_->step(
-      q_, time_, dt, [this, dt](const Field4D& q, double, const Field4D& dqdt) { rhs(q, dqdt, dt); },
+      state_, clock.time, dt, [this, dt](const Field4D& q, double, const Field4D& dqdt) { rhs(q, dqdt, dt); },
       [this](const Field4D& q, double) { fill_ghosts(q); });
-  time_ += dt;
-  ++step_;
 }
 
 double ShallowWater::max_wave_speed() const {
   const double grav = p_.gravity;
-  auto q = q_;
+  auto q = state_;
   double smax = 0.0;
   reduce_cells(
       "shallow_water::max_speed", grid_,
@@ -328,137 +296,75 @@ double ShallowWater::max_wave_speed() const {
         m = s > m ? s : m;
       },
       Kokkos::Max<double>(smax));
-  double global = 0.0;
-  MPI_Allreduce(&smax, &global, 1, MPI_DOUBLE, MPI_MAX, decomp_->comm());
-  return global;
+  return global_max(decomp_->comm(), smax);
 }
 
 double ShallowWater::stable_dt() const {
   // Centred 4th-order differences: eigenvalues up to about 1.37 c / dx per direction, inside SSP-RK3's and
   // LSRK4's stability regions (imaginary axis to 1.73 and 2.8) for cfl <= 0.6 in 2D.
   const double s = max_wave_speed();
-  return s > 0.0 ? p_.cfl * cfl_length() / s : 1e30;
+  return s > 0.0 ? p_.cfl * min_active_dx() / s : 1e30;
 }
 
-std::array<double, 2> ShallowWater::integrals() const {
-  const double grav = p_.gravity;
-  auto q = q_;
-  double mass = 0.0, energy = 0.0;
-  reduce_cells(
-      "shallow_water::mass", grid_, KOKKOS_LAMBDA(int i, int j, int k, double& s) { s += q(0, k, j, i); }, mass);
-  reduce_cells(
-      "shallow_water::energy", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
-        const double h = q(0, k, j, i), mu = q(1, k, j, i), mv = q(2, k, j, i);
-        s += 0.5 * (mu * mu + mv * mv) / h + 0.5 * grav * h * h;
-      },
-      energy);
+void ShallowWater::declare_diagnostics(DiagnosticsPlan& plan) {
   const double da = grid_.dx[0] * grid_.dx[1];
-  double local[2] = {mass * da, energy * da}, global[2] = {0.0, 0.0};
-  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, decomp_->comm());
-  return {global[0], global[1]};
+  auto area = [da](double s, double) { return s * da; };
+  plan.sum("mass", area);  // sum h dA [m^3]
+  plan.relative_change("d_mass", "mass");
+  plan.sum("energy", area);  // sum (|hu|^2 / (2h) + g h^2 / 2) dA [m^5/s^2]
+  plan.relative_change("d_te", "energy");
+  plan.min("h_min");
+  plan.max("h_max");
+  plan.max("u_max");
+  const double len = min_active_dx();
+  plan.max("cfl", [len](double s, double dt) { return dt * s / len; });  // max |u| + sqrt(g h)
+  plan.error_norms(double(grid_.global_n[0]) * grid_.global_n[1], has_exact());
 }
 
-std::array<double, 3> ShallowWater::extrema() const {
-  auto q = q_;
-  double hmin = 0.0, hmax = 0.0, umax = 0.0;
-  reduce_cells(
-      "shallow_water::h_min", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& m) { m = q(0, k, j, i) < m ? q(0, k, j, i) : m; },
-      Kokkos::Min<double>(hmin));
-  reduce_cells(
-      "shallow_water::h_max", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& m) { m = q(0, k, j, i) > m ? q(0, k, j, i) : m; },
-      Kokkos::Max<double>(hmax));
-  reduce_cells(
-      "shallow_water::u_max", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& m) {
-        const double h = q(0, k, j, i), u = q(1, k, j, i) / h, v = q(2, k, j, i) / h;
-        const double s = sqrt(u * u + v * v);
-        m = s > m ? s : m;
-      },
-      Kokkos::Max<double>(umax));
-  double lmin = hmin, lmax[2] = {hmax, umax}, gmin = 0.0, gmax[2] = {0.0, 0.0};
-  MPI_Allreduce(&lmin, &gmin, 1, MPI_DOUBLE, MPI_MIN, decomp_->comm());
-  MPI_Allreduce(lmax, gmax, 2, MPI_DOUBLE, MPI_MAX, decomp_->comm());
-  return {gmin, gmax[0], gmax[1]};
-}
-
-std::array<double, 3> ShallowWater::error_norms() const {
-  if (!has_exact()) return {0.0, 0.0, 0.0};
-  auto q = q_;
+void ShallowWater::reduce_diagnostics(const Clock& clock, double, LocalReductions& local) {
+  auto q = state_;
   // The exact h on the device: the jet's initial state, or the wave from per-direction tables (nx + ny
   // host evaluations: cos(theta) = cx cy - sx sy). No field leaves the device.
-  const bool jet = p_.test == SwCase::jet;
+  const bool exact = has_exact(), jet = p_.test == SwCase::jet;
   auto href = href_;
   Kokkos::View<double**, MemSpace> tab("shallow_water::exact_factors", 4, 1);
-  if (!jet) {
+  if (exact && !jet) {
     const int ex = grid_.extent(0), ey = grid_.extent(1);
     tab = Kokkos::View<double**, MemSpace>("shallow_water::exact_factors", 4, std::max(ex, ey));
     auto ht = Kokkos::create_mirror_view(tab);
     const ShallowWaterWave wave(p_, grid_);
-    for (int i = 0; i < ex; ++i) wave.factor(0, i, time_, ht(0, i), ht(1, i));
-    for (int j = 0; j < ey; ++j) wave.factor(1, j, time_, ht(2, j), ht(3, j));
+    for (int i = 0; i < ex; ++i) wave.factor(0, i, clock.time, ht(0, i), ht(1, i));
+    for (int j = 0; j < ey; ++j) wave.factor(1, j, clock.time, ht(2, j), ht(3, j));
     Kokkos::deep_copy(tab, ht);
   }
-  const double depth = p_.depth, amp = p_.amplitude;
-  double l1 = 0.0, l2 = 0.0, linf = 0.0;
+  const double grav = p_.gravity, depth = p_.depth, amp = p_.amplitude;
+  Slots<9> r;
   reduce_cells(
-      "shallow_water::error", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
-        const double ex = jet ? href(0, k, j, i) : depth + amp * (tab(0, i) * tab(2, j) - tab(1, i) * tab(3, j));
-        const double e = q(0, k, j, i) - ex;
-        s += e < 0.0 ? -e : e;
+      "shallow_water::diagnostics", grid_,
+      KOKKOS_LAMBDA(int i, int j, int k, Slots<9>& a) {
+        const double h = q(0, k, j, i), mu = q(1, k, j, i), mv = q(2, k, j, i);
+        a.add(0, h);
+        a.add(1, 0.5 * (mu * mu + mv * mv) / h + 0.5 * grav * h * h);
+        a.lower(2, h);
+        a.raise(3, h);
+        const double u = mu / h, v = mv / h, speed = sqrt(u * u + v * v);
+        a.raise(4, speed);
+        a.raise(5, h > 0.0 ? speed + sqrt(grav * h) : 0.0);
+        if (exact) {
+          const double ex = jet ? href(0, k, j, i) : depth + amp * (tab(0, i) * tab(2, j) - tab(1, i) * tab(3, j));
+          const double e = h - ex, ae = e < 0.0 ? -e : e;
+          a.add(6, ae);
+          a.add(7, e * e);
+          a.raise(8, ae);
+        }
       },
-      l1);
-  reduce_cells(
-      "shallow_water::error_l2", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& s) {
-        const double ex = jet ? href(0, k, j, i) : depth + amp * (tab(0, i) * tab(2, j) - tab(1, i) * tab(3, j));
-        const double e = q(0, k, j, i) - ex;
-        s += e * e;
-      },
-      l2);
-  reduce_cells(
-      "shallow_water::error_max", grid_,
-      KOKKOS_LAMBDA(int i, int j, int k, double& m) {
-        const double ex = jet ? href(0, k, j, i) : depth + amp * (tab(0, i) * tab(2, j) - tab(1, i) * tab(3, j));
-        const double e = q(0, k, j, i) - ex;
-        const double a = e < 0.0 ? -e : e;
-        m = a > m ? a : m;
-      },
-      Kokkos::Max<double>(linf));
-  double sums[2] = {l1, l2}, gsums[2] = {0.0, 0.0}, gmax = 0.0;
-  MPI_Allreduce(sums, gsums, 2, MPI_DOUBLE, MPI_SUM, decomp_->comm());
-  MPI_Allreduce(&linf, &gmax, 1, MPI_DOUBLE, MPI_MAX, decomp_->comm());
-  const double n = double(grid_.global_n[0]) * grid_.global_n[1];
-  return {gsums[0] / n, std::sqrt(gsums[1] / n), gmax};
-}
-
-Diagnostics ShallowWater::diagnostics(double dt) {
-  const auto in = integrals();
-  const auto ex = extrema();
-  Diagnostics d;
-  d.add("mass", in[0]);
-  d.add("d_mass", (in[0] - mass0_) / mass0_);
-  d.add("energy", in[1]);
-  d.add("d_te", (in[1] - energy0_) / energy0_);
-  d.add("h_min", ex[0]);
-  d.add("h_max", ex[1]);
-  d.add("u_max", ex[2]);
-  d.add("cfl", dt * max_wave_speed() / cfl_length());
-  if (has_exact()) {
-    const auto err = error_norms();
-    d.add("err_l1", err[0]);
-    d.add("err_l2", err[1]);
-    d.add("err_max", err[2]);
-  }
-  return d;
+      SlotReducer<9>(local.ops, r));
+  local.assign(r);
 }
 
 std::string ShallowWater::divergence(const Diagnostics& d) {
   std::ostringstream os;
-  const double hmin = diag_value(d, "h_min"), cfl = diag_value(d, "cfl");
+  const double hmin = d.get("h_min"), cfl = d.get("cfl");
   if (hmin <= 0.0)
     os << "the depth is not positive (h_min = " << hmin << " m)";
   else if (cfl > 2.0 * p_.cfl)
@@ -466,19 +372,8 @@ std::string ShallowWater::divergence(const Diagnostics& d) {
   return os.str();
 }
 
-std::string ShallowWater::locate_nonfinite() {
-  const CellLocation loc = first_nonfinite(q_, grid_, decomp_->comm());
-  if (!loc.found) return {};
-  const char* names[3] = {"h", "hu", "hv"};
-  std::ostringstream os;
-  os << names[loc.var] << " at cell (" << loc.global[0] << ", " << loc.global[1]
-     << "), x = " << gp_.lo[0] + (loc.global[0] + 0.5) * grid_.dx[0]
-     << " m, y = " << gp_.lo[1] + (loc.global[1] + 0.5) * grid_.dx[1] << " m";
-  return os.str();
-}
-
 void ShallowWater::compute_output() const {
-  auto q = q_;
+  auto q = state_;
   auto out = out_;
   const double depth = p_.depth;
   for_each_cell(
@@ -491,11 +386,6 @@ void ShallowWater::compute_output() const {
       });
 }
 
-std::optional<GridFields> ShallowWater::checkpoint_fields() {
-  return GridFields{
-      decomp_.get(), grid_, q_, {GridVariable{"h", "", 0}, GridVariable{"hu", "", 1}, GridVariable{"hv", "", 2}}};
-}
-
 std::optional<GridFields> ShallowWater::grid_fields() {
   compute_output();
   return GridFields{decomp_.get(),
@@ -505,6 +395,5 @@ std::optional<GridFields> ShallowWater::grid_fields() {
                      GridVariable{"eta", "m", 3}}};
 }
 
-double ShallowWater::work_per_step() const { return double(grid_.global_n[0]) * grid_.global_n[1]; }
 
 }  // namespace stratus::climate

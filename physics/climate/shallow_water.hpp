@@ -13,11 +13,8 @@
 #pragma once
 #include <memory>
 
-#include "comm/grid_halo.hpp"
+#include "climate/grid_physics.hpp"
 #include "climate/shallow_water_options.hpp"
-#include "domain/grid_options.hpp"
-#include "driver/simulation.hpp"
-#include "time/runge_kutta.hpp"
 
 namespace stratus::climate {
 
@@ -46,66 +43,40 @@ class ShallowWaterWave {
   double omega_ = 0.0;
 };
 
-class ShallowWater : public Simulation {
+class ShallowWater : public GridPhysics {
  public:
-  ShallowWater(const Deck& deck, MPI_Comm comm);
+  ShallowWater(const Deck& deck, Comm comm);
   std::string describe() const override;
   double memory_bytes() const override;
-  void initialize() override;
   double stable_dt() const override;
-  void advance(double dt) override;
-  double time() const override { return time_; }
-  long step() const override { return step_; }
-  Diagnostics diagnostics(double dt) override;
+  void advance(const Clock& clock, double dt) override;
   std::optional<GridFields> grid_fields() override;
-  std::optional<GridFields> checkpoint_fields() override;
-  void set_clock(long step, double time) override {
-    step_ = step;
-    time_ = time;
-  }
-  double work_per_step() const override;
-  std::string locate_nonfinite() override;
   std::string divergence(const Diagnostics& d) override;
 
-  /// State (h, hu, hv) as vars 0..2, ghosts included (tests).
-  const Field4D& state() const { return q_; }
-  const LocalGrid& grid() const { return grid_; }
   const ShallowWaterParams& params() const { return p_; }
   /// Whether the case has an exact solution (wave: the linear wave; jet: its initial state).
   bool has_exact() const { return p_.test != SwCase::dam_break; }
-  /// Collective: L1, L2 and max-norm errors of h [m] over owned cells against the exact solution (mean of
-  /// |e|, root mean square, max); zeros for the dam break.
-  std::array<double, 3> error_norms() const;
 
   // Members that launch kernels are public: CUDA forbids extended lambdas in private member functions.
+  void set_initial_state() override;
   /// dq/dt of q (ghosts of q filled) into dqdt's owned cells; dt scales the hyperviscosity.
   void rhs(const Field4D& q, const Field4D& dqdt, double dt) const;
   /// Fills the ghost cells of q: halo exchange, then the mirror images at walls.
   void fill_ghosts(const Field4D& q) const;
   /// Collective: max over cells of |u| + sqrt(g h) [m/s].
   double max_wave_speed() const;
-  /// Collective: mass (sum h dA) [m^3] and total energy (sum (|hu|^2 / (2h) + g h^2 / 2) dA) [m^5/s^2].
-  std::array<double, 2> integrals() const;
-  /// Collective: min h, max h, max |u|.
-  std::array<double, 3> extrema() const;
+  /// One fused reduction: mass, energy, extremes, the wave speed and (wave, jet) the error norms of h.
+  void reduce_diagnostics(const Clock& clock, double dt, LocalReductions& local) override;
   /// Derived output fields (h, u, v, eta) into out_.
   void compute_output() const;
 
- private:
-  double cfl_length() const;  // min(dx, dy) over directions with more than one cell
+ protected:
+  void declare_diagnostics(DiagnosticsPlan& plan) override;
 
-  GridParams gp_;
+ private:
   ShallowWaterParams p_;
-  std::unique_ptr<CartDecomp> decomp_;
-  LocalGrid grid_;
-  std::unique_ptr<GridHalo> halo_;
-  std::unique_ptr<RungeKutta> rk_;
-  Field4D q_;     // h, hu, hv
   Field4D href_;  // jet: the initial h (its exact steady state)
   Field4D out_;   // h, u, v, eta for snapshots
-  double time_ = 0.0;
-  long step_ = 0;
-  double mass0_ = 0.0, energy0_ = 0.0;
 };
 
 }  // namespace stratus::climate

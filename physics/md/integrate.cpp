@@ -120,6 +120,13 @@ void langevin_initial(Particles& p, const TypeMass& mass, double dt, const Units
 }
 
 double sum_mv2(const Particles& p, const TypeMass& mass, MPI_Comm comm) {
+  const double local = local_mv2(p, mass);
+  double global = 0.0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm));
+  return global;
+}
+
+double local_mv2(const Particles& p, const TypeMass& mass) {
   const auto v = p.v;
   const auto type = p.type;
   double local = 0.0;
@@ -129,9 +136,7 @@ double sum_mv2(const Particles& p, const TypeMass& mass, MPI_Comm comm) {
         s += mass(type(i)) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
       },
       local);
-  double global = 0.0;
-  STRATUS_MPI_CHECK(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm));
-  return global;
+  return local;
 }
 
 std::array<double, 4> momentum(const Particles& p, const TypeMass& mass, MPI_Comm comm) {

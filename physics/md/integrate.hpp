@@ -74,6 +74,8 @@ void langevin_initial(Particles& p, const TypeMass& mass, double dt, const Units
 
 /// Collective. Sum over all atoms of m v^2 (mass * velocity^2 units, without mvv2e).
 double sum_mv2(const Particles& p, const TypeMass& mass, MPI_Comm comm);
+/// Sum of m v^2 over the owned atoms of this rank (no communication).
+double local_mv2(const Particles& p, const TypeMass& mass);
 /// Collective. Total momentum (3) and total mass (index 3).
 std::array<double, 4> momentum(const Particles& p, const TypeMass& mass, MPI_Comm comm);
 /// Collective. Removes the centre-of-mass velocity.

@@ -13,48 +13,54 @@ namespace stratus::md {
 enum class Ensemble { nve, langevin, nhc };
 enum class ListKind { automatic, half, full };
 
+// Defaults are those of the bindings in md_options.cpp.
 struct MDParams {
-  std::string units = "lj";
-  double dt = 0.005;  // time units
+  std::string units;
+  double dt{};  // time units
   // system: a LAMMPS data file, or a lattice
   std::string data_file;
-  std::string lattice = "fcc";
-  double density = 0.8442;        // lj: reduced density
-  double lattice_constant = 0.0;  // real / metal: Angstrom (used when > 0, also in lj units)
-  Int3 cells = {{10, 10, 10}};
-  int ntypes = 1;
+  std::string lattice;
+  double density{};           // lj: reduced density
+  double lattice_constant{};  // real / metal: Angstrom (used when > 0, also in lj units)
+  Int3 cells{};
+  int ntypes{};
   std::vector<double> type_fractions;  // lattice: fraction of atoms of each type
-  unsigned long long type_seed = 4321;
-  std::vector<double> mass;  // per type (lattice)
-  std::array<bool, 3> periodic = {true, true, true};
+  unsigned long long type_seed{};
+  std::vector<double> mass;          // per type (lattice)
+  std::string boundary;              // md.boundary as given ("p p f"); read into periodic
+  std::array<bool, 3> periodic{};
   // velocities
-  double temperature = 0.0;  // > 0: Maxwell-Boltzmann at this T; 0: from the data file (or zero)
-  unsigned long long velocity_seed = 87287;
-  bool velocity_uniform = true;  // uniform components (LAMMPS' default) or gaussian
+  double temperature{};  // > 0: Maxwell-Boltzmann at this T; 0: from the data file (or zero)
+  unsigned long long velocity_seed{};
+  bool velocity_uniform{};  // uniform components (LAMMPS' default) or gaussian
   // potential
-  double cutoff = 2.5;
-  double skin = 0.3;
-  bool shift = false;
+  double cutoff{};
+  double skin{};
+  bool shift{};
   std::vector<double> epsilon, sigma;  // per type (one value: all types)
+  std::string pair_coeff;              // md.pair_coeff as given; read into pair_coeffs
   std::vector<double> pair_coeffs;     // groups of 5: i j epsilon sigma cutoff (cutoff <= 0: global)
-  Mixing mixing = Mixing::geometric;
-  ListKind list = ListKind::automatic;
-  bool newton = true;  // half lists: pairs with ghosts once, ghost forces summed back (LAMMPS newton on)
+  Mixing mixing{};
+  ListKind list{};
+  bool newton{};  // half lists: pairs with ghosts once, ghost forces summed back (LAMMPS newton on)
   // ensemble
-  Ensemble ensemble = Ensemble::nve;
-  double t_target = 1.0;
-  double t_damp = 1.0;  // Langevin 1/gamma or Nose-Hoover period (time units)
-  int nhc_chain = 3;
-  unsigned long long thermostat_seed = 48279;
-  long rescale_every = 0;  // velocity rescale to t_target every N steps (0: off)
-  double rescale_window = 0.0;
-  long zero_momentum_every = 0;
-  std::string write_data;  // LAMMPS data file written at the end of the run
-  bool trajectory = true;  // H5MD frames at the snapshot cadence
-  bool trajectory_velocities = true;
-  bool trajectory_forces = false;
+  Ensemble ensemble{};
+  double t_target{};
+  double t_damp{};  // Langevin 1/gamma or Nose-Hoover period (time units)
+  int nhc_chain{};
+  unsigned long long thermostat_seed{};
+  long rescale_every{};  // velocity rescale to t_target every N steps (0: off)
+  double rescale_window{};
+  long zero_momentum_every{};
+  std::string write_data;  // LAMMPS data file written at the end of the run (path in run.output_dir)
+  bool trajectory{};       // H5MD frames at the snapshot cadence
+  bool trajectory_velocities{};
+  bool trajectory_forces{};
 
   static MDParams from_deck(const Deck& deck);
+  /// One statement per [md] key (input/options.hpp).
+  template <class B>
+  static void bind(B& o);
 };
 
 void declare_md_options(OptionRegistry& reg);

@@ -274,8 +274,6 @@ void MDSimulation::initialize() {
   compute_forces(true);
   if (p_.ensemble == Ensemble::nhc)
     nhc_ = std::make_unique<NoseHooverChain>(p_.nhc_chain, p_.t_target, p_.t_damp, 3.0 * natoms_ - 3.0, units_);
-  time_ = 0.0;
-  step_ = 0;
 }
 
 void MDSimulation::rebuild() {
@@ -290,10 +288,8 @@ void MDSimulation::compute_forces(bool energy) {
   if (energy) {
     pe_local_ = r.energy;
     virial_local_ = r.virial;
-    ev_step_ = step_;
-  } else {
-    ev_step_ = -1;
   }
+  ev_current_ = energy;
 }
 
 void MDSimulation::refresh() {
@@ -302,8 +298,8 @@ void MDSimulation::refresh() {
   compute_forces(true);
 }
 
-void MDSimulation::advance(double dt) {
-  const long next = step_ + 1;
+void MDSimulation::advance(const Clock& clock, double dt) {
+  const long next = clock.step + 1;
   if (p_.ensemble == Ensemble::langevin) {
     LangevinParams lp{p_.t_target, p_.t_damp, p_.thermostat_seed, true};
     langevin_initial(atoms_, mass_, dt, units_, lp, next, pc_->comm());
@@ -320,46 +316,54 @@ void MDSimulation::advance(double dt) {
   } else {
     pc_->forward(atoms_);
   }
-  step_ = next;  // the forces below belong to the new step
-  compute_forces(report_next_);
+  compute_forces(report_next_);  // the forces of the new step
   verlet_final(atoms_, mass_, dt, units_.ftm2v);
   if (nhc_) nhc_->half_step(atoms_, mass_, dt, pc_->comm());
-  time_ += dt;
-  if (p_.rescale_every > 0 && step_ % p_.rescale_every == 0) {
+  if (p_.rescale_every > 0 && next % p_.rescale_every == 0) {
     const double t = sum_mv2(atoms_, mass_, pc_->comm()) * units_.mvv2e / ((3.0 * natoms_ - 3.0) * units_.boltz);
     if (t > 0.0 && std::abs(t - p_.t_target) > p_.rescale_window) scale_velocities(atoms_, std::sqrt(p_.t_target / t));
   }
-  if (p_.zero_momentum_every > 0 && step_ % p_.zero_momentum_every == 0) zero_momentum(atoms_, mass_, pc_->comm());
+  if (p_.zero_momentum_every > 0 && next % p_.zero_momentum_every == 0) zero_momentum(atoms_, mass_, pc_->comm());
+}
+
+void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
+  plan.hidden_sum("mv2");     // sum m v^2 [mass velocity^2]
+  plan.hidden_sum("pe_sum");  // pair energy
+  plan.hidden_sum("virial");  // sum r.f
+  const double vol = volume(), dof = 3.0 * static_cast<double>(natoms_) - 3.0;
+  const double norm = units_.per_atom_thermo ? 1.0 / static_cast<double>(natoms_) : 1.0;
+  const Units u = units_;
+  plan.derived("temp", [u, dof](const Diagnostics& d, double) { return d.get("mv2") * u.mvv2e / (dof * u.boltz); });
+  plan.derived("pe", [norm](const Diagnostics& d, double) { return d.get("pe_sum") * norm; });
+  plan.derived("ke", [u, norm](const Diagnostics& d, double) { return 0.5 * (d.get("mv2") * u.mvv2e) * norm; });
+  plan.derived("etotal", [](const Diagnostics& d, double) { return d.get("pe") + d.get("ke"); });
+  plan.derived("press", [u, vol](const Diagnostics& d, double) {
+    return (d.get("mv2") * u.mvv2e + d.get("virial")) / (3.0 * vol) * u.nktv2p;
+  });
+  if (nhc_)
+    plan.derived("econserve",
+                 [this, norm](const Diagnostics& d, double) { return d.get("etotal") + nhc_->energy() * norm; });
+}
+
+void MDSimulation::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
+  if (!ev_current_) compute_forces(true);  // a step that skipped the energy: same forces, plus energies
+  local.values = {local_mv2(atoms_, mass_), pe_local_, virial_local_};
 }
 
 Thermo MDSimulation::thermo() {
-  if (ev_step_ != step_) compute_forces(true);  // a step that skipped the energy: same forces, plus energies
-  const double mv2 = sum_mv2(atoms_, mass_, pc_->comm()) * units_.mvv2e;
-  double loc[2] = {pe_local_, virial_local_}, g[2] = {0.0, 0.0};
-  STRATUS_MPI_CHECK(MPI_Allreduce(loc, g, 2, MPI_DOUBLE, MPI_SUM, pc_->comm()));
-  const double vol = volume();
-  const double dof = 3.0 * static_cast<double>(natoms_) - 3.0;
-  const double norm = units_.per_atom_thermo ? 1.0 / static_cast<double>(natoms_) : 1.0;
+  const Diagnostics d = diagnostics(Clock{}, 0.0);
   Thermo t;
   t.natoms = natoms_;
-  t.temp = mv2 / (dof * units_.boltz);
-  t.ke = 0.5 * mv2 * norm;
-  t.pe = g[0] * norm;
-  t.etotal = t.pe + t.ke;
-  t.press = (mv2 + g[1]) / (3.0 * vol) * units_.nktv2p;
-  t.econserve = t.etotal + (nhc_ ? nhc_->energy() * norm : 0.0);
+  t.temp = d.get("temp");
+  t.pe = d.get("pe");
+  t.ke = d.get("ke");
+  t.etotal = d.get("etotal");
+  t.press = d.get("press");
+  t.econserve = nhc_ ? d.get("econserve") : t.etotal;
   return t;
 }
 
-Diagnostics MDSimulation::diagnostics(double) {
-  const Thermo t = thermo();
-  Diagnostics d;
-  d.add("temp", t.temp);
-  d.add("pe", t.pe);
-  d.add("ke", t.ke);
-  d.add("etotal", t.etotal);
-  d.add("press", t.press);
-  if (nhc_) d.add("econserve", t.econserve);
+void MDSimulation::report(const Clock& clock, const Diagnostics& d) {
   if (!thermo_header_) {
     log::info("thermo (" + std::string(units_.per_atom_thermo ? "energies per atom" : "total energies") + " in " +
               units_.energy + ", pressure in " + units_.pressure + "):\n" +
@@ -368,12 +372,11 @@ Diagnostics MDSimulation::diagnostics(double) {
     thermo_header_ = true;
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%12ld %15.8g %15.8g %15.8g %15.8g %15.8g", step_, t.temp, t.pe, t.ke, t.etotal,
-                t.press);
+  std::snprintf(line, sizeof line, "%12ld %15.8g %15.8g %15.8g %15.8g %15.8g", clock.step, d.get("temp"),
+                d.get("pe"), d.get("ke"), d.get("etotal"), d.get("press"));
   std::string s = line;
-  if (nhc_) s += " " + fmtg(t.econserve, 10);
+  if (nhc_) s += " " + fmtg(d.get("econserve"), 10);
   log::info(s);
-  return d;
 }
 
 std::string MDSimulation::locate_nonfinite() {
@@ -564,7 +567,7 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
                       Kokkos::subview(hx, std::make_pair(0, n), Kokkos::ALL));
     pc_->forward(atoms_);
   }
-  restarted_at_ = step_;
+  restarted_at_ = r.meta().step;
   if (nhc_) {
     STRATUS_INPUT_REQUIRE(r.has("md_nhc") && nhc_->set_state(r.read_values("md_nhc")),
                           file << " holds no Nose-Hoover chain of length " << p_.nhc_chain);
@@ -572,7 +575,7 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
   compute_forces(true);
 }
 
-double MDSimulation::write_snapshot(const std::string& output_dir, const std::string& name) {
+double MDSimulation::write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) {
   if (!p_.trajectory) return 0.0;
   if (!trajectory_) {
     H5mdSpec spec;
@@ -615,20 +618,20 @@ double MDSimulation::write_snapshot(const std::string& output_dir, const std::st
   };
   if (p_.trajectory_velocities) rows(atoms_.v, v);
   if (p_.trajectory_forces) {
-    if (ev_step_ != step_) compute_forces(true);  // the forces are current either way; keep the energies too
+    if (!ev_current_) compute_forces(true);  // the forces are current either way; keep the energies too
     rows(atoms_.f, f);
   }
   const double before = trajectory_->bytes_written();
-  trajectory_->write_frame(step_, time_, id, x, v, f, species);
+  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species);
   return trajectory_->bytes_written() - before;
 }
 
 void MDSimulation::reverse_velocities() { scale_velocities(atoms_, -1.0); }
 
-void MDSimulation::finish() {
+void MDSimulation::finish(const Clock& clock) {
   long long pairs = list_->total_pairs(), all_pairs = 0;
   STRATUS_MPI_CHECK(MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
-  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(step_) + " steps; " +
+  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) + " steps; " +
             std::to_string(all_pairs) + " listed pairs (" + fmtg(static_cast<double>(all_pairs) / natoms_, 4) +
             " per atom, " + (list_->params().half ? "half" : "full") + " list)");
   if (trajectory_)

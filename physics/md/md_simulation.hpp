@@ -47,27 +47,24 @@ class MDSimulation : public Simulation {
   void preflight() override;
   void initialize() override;
   double stable_dt() const override { return p_.dt; }
-  void advance(double dt) override;
+  void advance(const Clock& clock, double dt) override;
   void will_report(bool next) override { report_next_ = next; }
-  double time() const override { return time_; }
-  long step() const override { return step_; }
-  Diagnostics diagnostics(double dt) override;
+  /// A thermo line in the log (the header before the first), as LAMMPS prints them.
+  void report(const Clock& clock, const Diagnostics& d) override;
   double work_per_step() const override { return static_cast<double>(natoms_); }
   std::string work_unit() const override { return "atom-steps"; }
   std::string locate_nonfinite() override;
-  void finish() override;
-  double write_snapshot(const std::string& output_dir, const std::string& name) override;
+  void finish(const Clock& clock) override;
+  double write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) override;
   void write_checkpoint(CheckpointWriter& w) override;
   void read_checkpoint(CheckpointReader& r) override;
-  void set_clock(long step, double time) override {
-    step_ = step;
-    time_ = time;
-  }
   std::string length_unit() const override { return units_.length; }
   std::string time_unit() const override { return units_.time; }
 
   /// Collective. Current thermo (forces and energies are those of the current positions).
   Thermo thermo();
+  /// Sums of m v^2, the pair energy and the pair virial over this rank's atoms.
+  void reduce_diagnostics(const Clock& clock, double dt, LocalReductions& local) override;
   /// Collective. Every atom (sorted by id) on rank 0 with positions wrapped and image flags; empty
   /// elsewhere.
   AtomData gather() const;
@@ -84,6 +81,11 @@ class MDSimulation : public Simulation {
   long long natoms() const { return natoms_; }
   double volume() const { return (hi_[0] - lo_[0]) * (hi_[1] - lo_[1]) * (hi_[2] - lo_[2]); }
   int reneighbors() const { return reneighbors_; }
+
+ protected:
+  MPI_Comm communicator() const override { return pc_->comm(); }
+  /// temp, pe, ke, etotal, press (and econserve with a Nose-Hoover chain) from three sums over atoms.
+  void declare_diagnostics(DiagnosticsPlan& plan) override;
 
  private:
   /// One owned atom on the host.
@@ -119,11 +121,9 @@ class MDSimulation : public Simulation {
   std::array<double, 3> lo_{}, hi_{};
   long long natoms_ = 0;
   double pe_local_ = 0.0, virial_local_ = 0.0;
-  long ev_step_ = -1;        // step whose energy and virial pe_local_ and virial_local_ hold
+  bool ev_current_ = false;  // pe_local_ and virial_local_ belong to the current positions
   bool report_next_ = true;  // compute the energy and virial in the next step's force pass
   long restarted_at_ = -1;   // the step a restart continued from (its trajectory gets a file of its own)
-  double time_ = 0.0;
-  long step_ = 0;
   int reneighbors_ = 0;
   bool thermo_header_ = false;
 };

@@ -19,9 +19,12 @@ struct GridParams {
   Real3 lo{}, length{};
   std::array<bool, 3> periodic{};
   Int3 decomp{};  // requested ranks per direction, 0 = automatic
-  HaloTransport transport = HaloTransport::host_staged;
+  HaloTransport transport{};
 
   static GridParams from_deck(const Deck& deck);
+  /// One statement per [grid] and [parallel] key (input/options.hpp); defaults are the bindings'.
+  template <class B>
+  static void bind(B& o);
   /// Collective: the decomposition for these parameters (InputError if none fits).
   std::unique_ptr<CartDecomp> decompose(MPI_Comm comm) const;
 };

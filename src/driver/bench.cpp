@@ -66,11 +66,17 @@ TriadResult triad_bandwidth(std::size_t bytes_per_array, int reps, MPI_Comm comm
 StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm) {
   STRATUS_REQUIRE(steps >= 1 && warmup >= 0, "bench needs steps >= 1 and warmup >= 0");
   sim.initialize();
-  for (int s = 0; s < warmup; ++s) sim.advance(sim.stable_dt());
+  Clock clock;
+  auto step = [&]() {
+    const double dt = sim.stable_dt();
+    sim.advance(clock, dt);
+    clock.tick(dt);
+  };
+  for (int s = 0; s < warmup; ++s) step();
   Kokkos::fence();
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
-  for (int s = 0; s < steps; ++s) sim.advance(sim.stable_dt());
+  for (int s = 0; s < steps; ++s) step();
   Kokkos::fence();
   double t = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);

@@ -102,14 +102,15 @@ std::vector<double> owned_block(const GridFields& f) {
   return out;
 }
 
-void write_checkpoint(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm, int size) {
+void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, const RunParams& rp, MPI_Comm comm,
+                      int size) {
   CheckpointMeta meta;
   meta.physics = rp.physics;
-  meta.step = sim.step();
-  meta.time = sim.time();
+  meta.step = clock.step;
+  meta.time = clock.time;
   meta.deck_text = deck.resolved_text();
   meta.nranks = size;
-  const std::string path = checkpoint_path(rp.output_dir, rp.name, sim.step());
+  const std::string path = checkpoint_path(rp.output_dir, rp.name, clock.step);
   try {
     CheckpointWriter w(comm, path, meta);
     if (auto f = sim.checkpoint_fields())
@@ -156,11 +157,14 @@ std::string resolve_restart(const RunParams& rp, MPI_Comm comm, const std::strin
   return path;
 }
 
-long restore(Simulation& sim, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+/// Restores the state and the clock from the checkpoint `restart` names; the step restored, or -1 when
+/// there is none to restore ("auto" before the first checkpoint).
+long restore(Simulation& sim, Clock& clock, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
   const std::string path = resolve_restart(rp, comm, restart);
   if (path.empty()) return -1;
   CheckpointReader r(comm, path, rp.physics);
-  sim.set_clock(r.meta().step, r.meta().time);
+  clock.step = r.meta().step;
+  clock.time = r.meta().time;
   if (auto f = sim.checkpoint_fields()) {
     const int nvar = static_cast<int>(f->vars.size());
     const std::vector<double> block = r.read_grid("fields", nvar, f->grid.global_n, f->grid.offset, f->grid.n);
@@ -197,9 +201,11 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   Timers timers;
   const double wall0 = MPI_Wtime();
 
+  // The clock is the run loop's: the physics reads it, a checkpoint restores it.
+  Clock clock;
   timers.start("initialize");
   sim.initialize();
-  const long resume_step = restart.empty() ? -1 : restore(sim, rp, comm, restart);
+  const long resume_step = restart.empty() ? -1 : restore(sim, clock, rp, comm, restart);
   timers.stop("initialize");
 
   StopHandlers stop_handlers(rp.stop_grace);
@@ -214,7 +220,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     ScopedTimer t(timers, "output");
     const double t0 = MPI_Wtime();
     try {
-      own_bytes += sim.write_snapshot(rp.output_dir, rp.name);
+      own_bytes += sim.write_snapshot(clock, rp.output_dir, rp.name);
     } catch (const CollectiveError&) {
       throw;
     } catch (const Error& e) {
@@ -228,21 +234,22 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       writer->set_compression(rp.compression);
       if (resume_step >= 0) writer->resume_before(resume_step);
     }
-    const std::string path = writer->write(fields->data, fields->vars, sim.step(), sim.time());
+    const std::string path = writer->write(fields->data, fields->vars, clock.step, clock.time);
     log::debug("wrote " + path);
   };
   std::unique_ptr<HistoryTable> history;
   auto record = [&](double dt) {
     ScopedTimer t(timers, "diagnostics");
-    Diagnostics d = sim.diagnostics(dt);
+    Diagnostics d = sim.diagnostics(clock, dt);
     if (!history) {
       std::vector<std::string> cols{"step", "time", "dt"};
       cols.insert(cols.end(), d.names.begin(), d.names.end());
       history = std::make_unique<HistoryTable>(comm, rp.output_dir + "/" + rp.name + "_history.csv", cols, resume_step);
     }
-    std::vector<double> row{static_cast<double>(sim.step()), sim.time(), dt};
+    std::vector<double> row{static_cast<double>(clock.step), clock.time, dt};
     row.insert(row.end(), d.values.begin(), d.values.end());
     history->append(row);
+    sim.report(clock, d);
     return d;
   };
   // A diverging run stops with the step, the reason and (for non-finite values) where, after writing the
@@ -250,7 +257,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   auto diverged = [&](const std::string& what, bool nonfinite) {
     std::string where = nonfinite ? sim.locate_nonfinite() : std::string();
     snapshot();
-    throw CollectiveError("the run diverged at step " + std::to_string(sim.step()) + ", time " + fmt(sim.time(), 10) + " " +
+    throw CollectiveError("the run diverged at step " + std::to_string(clock.step) + ", time " + fmt(clock.time, 10) + " " +
                 sim.time_unit() + ": " + what + (where.empty() ? "" : "; first non-finite value: " + where) +
                 "; the last state is in the final snapshot in " + rp.output_dir);
   };
@@ -268,62 +275,63 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   long progress_every = rp.progress_every;
   RunStatus status = RunStatus::completed;
   double last_dt = 0.0;
-  long last_snapshot = sim.step();
-  long last_checkpoint = sim.step();
-  const long step0 = sim.step();
+  long last_snapshot = clock.step;
+  long last_checkpoint = clock.step;
+  const long step0 = clock.step;
   timers.start("evolve");
-  while (sim.time() < rp.t_end - eps && (rp.max_steps == 0 || sim.step() - step0 < rp.max_steps)) {
+  while (clock.time < rp.t_end - eps && (rp.max_steps == 0 || clock.step - step0 < rp.max_steps)) {
     double dt = rp.dt > 0.0 ? rp.dt : sim.stable_dt();
     if (!(dt > 0.0) || !std::isfinite(dt)) diverged("the stable time step is " + fmt(dt), !std::isfinite(dt));
-    if (sim.time() + dt > rp.t_end) dt = rp.t_end - sim.time();
+    if (clock.time + dt > rp.t_end) dt = rp.t_end - clock.time;
     if (progress_every == 0) {
       const double est = rp.t_end / dt;
       progress_every = std::max<long>(1, static_cast<long>(est / 20.0));
       if (rp.max_steps > 0) progress_every = std::min(progress_every, std::max<long>(1, rp.max_steps / 20));
     }
-    const long next = sim.step() + 1;
+    const long next = clock.step + 1;
     sim.will_report(next % rp.history_every == 0 || (rp.max_steps > 0 && next - step0 >= rp.max_steps));
-    sim.advance(dt);
+    sim.advance(clock, dt);
+    clock.tick(dt);
     last_dt = dt;
-    if (sim.step() % rp.history_every == 0) check_finite(record(dt));
-    if (rp.snapshot_every > 0 && sim.step() % rp.snapshot_every == 0) {
+    if (clock.step % rp.history_every == 0) check_finite(record(dt));
+    if (rp.snapshot_every > 0 && clock.step % rp.snapshot_every == 0) {
       snapshot();
-      last_snapshot = sim.step();
+      last_snapshot = clock.step;
     }
-    if (rp.checkpoint_every > 0 && sim.step() % rp.checkpoint_every == 0) {
+    if (rp.checkpoint_every > 0 && clock.step % rp.checkpoint_every == 0) {
       ScopedTimer t(timers, "checkpoint");
-      write_checkpoint(sim, deck, rp, comm, size);
-      last_checkpoint = sim.step();
+      write_checkpoint(sim, clock, deck, rp, comm, size);
+      last_checkpoint = clock.step;
     }
-    if (sim.step() % progress_every == 0) {
+    if (clock.step % progress_every == 0) {
       const double el = MPI_Wtime() - wall0;
-      log::info("step " + std::to_string(sim.step()) + "  t = " + fmt(sim.time()) + " " + sim.time_unit() +
+      log::info("step " + std::to_string(clock.step) + "  t = " + fmt(clock.time) + " " + sim.time_unit() +
                 "  dt = " + fmt(dt) + "  wall " + fmt(el, 3) + " s");
     }
     // Agree on a stop request so that every rank leaves the loop at the same step.
     int local = g_stop_signal != 0, any = 0;
     MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any) {
-      log::info("stop requested by a signal at step " + std::to_string(sim.step()) + "; writing final output");
+      log::info("stop requested by a signal at step " + std::to_string(clock.step) + "; writing final output");
       status = RunStatus::interrupted;
       break;
     }
   }
   timers.stop("evolve");
-  if (sim.step() % rp.history_every != 0) check_finite(record(last_dt));
-  if (last_snapshot != sim.step()) snapshot();
-  if (rp.checkpoint_every > 0 && last_checkpoint != sim.step()) {  // the end, or a stop by a signal
+  if (clock.step % rp.history_every != 0) check_finite(record(last_dt));
+  if (last_snapshot != clock.step) snapshot();
+  if (rp.checkpoint_every > 0 && last_checkpoint != clock.step) {  // the end, or a stop by a signal
     ScopedTimer t(timers, "checkpoint");
-    write_checkpoint(sim, deck, rp, comm, size);
+    write_checkpoint(sim, clock, deck, rp, comm, size);
   }
-  sim.finish();
+  sim.finish(clock);
   remove_stop_handlers();
 
-  const long steps = sim.step() - step0;
+  const long steps = clock.step - step0;
   const double evolve = timers.seconds("evolve");
   const std::string report = timers.report(comm);
   std::ostringstream os;
-  os << "finished " << steps << " steps to t = " << fmt(sim.time()) << " " << sim.time_unit() << " in "
+  os << "finished " << steps << " steps to t = " << fmt(clock.time) << " " << sim.time_unit() << " in "
      << fmt(MPI_Wtime() - wall0, 4) << " s wall on " << size << " rank(s)\n";
   if (steps > 0 && evolve > 0.0)
     os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " " << sim.work_unit() << "/s ("

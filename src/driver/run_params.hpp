@@ -10,22 +10,26 @@ namespace stratus {
 /// Declares [run]; `physics` (the registered names) become the allowed values of run.physics.
 void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& physics = {});
 
+// Defaults are those of the bindings in run_params.cpp.
 struct RunParams {
   std::string physics;
   std::string name;  // file prefix
   std::string output_dir;
-  double t_end = 0.0;         // [time unit]
-  long max_steps = 0;         // 0 = no limit
-  double dt = 0.0;            // fixed step; 0 = the simulation's stable step
-  long history_every = 1;     // steps between history rows
-  long snapshot_every = 0;    // steps between snapshots; 0 = first and last only
-  int compression = 0;        // deflate level of grid snapshots (0: off)
-  long checkpoint_every = 0;  // steps between checkpoints; 0 = none
-  int checkpoint_keep = 2;    // checkpoints of the run kept on disk (older ones are deleted)
-  long progress_every = 0;    // steps between progress lines; 0 = about 20 lines per run
-  long stop_grace = 300;      // seconds from a stop signal to a forced exit; 0 = no limit
+  double t_end{};           // [time unit]
+  long max_steps{};         // 0 = no limit
+  double dt{};              // fixed step; 0 = the simulation's stable step
+  long history_every{};     // steps between history rows
+  long snapshot_every{};    // steps between snapshots; 0 = first and last only
+  int compression{};        // deflate level of grid snapshots (0: off)
+  long checkpoint_every{};  // steps between checkpoints; 0 = none
+  int checkpoint_keep{};    // checkpoints of the run kept on disk (older ones are deleted)
+  long progress_every{};    // steps between progress lines; 0 = about 20 lines per run
+  long stop_grace{};        // seconds from a stop signal to a forced exit; 0 = no limit
 
   static RunParams from_deck(const Deck& deck);
+  /// One statement per [run] key (input/options.hpp); `physics` as in declare_run_options.
+  template <class B>
+  static void bind(B& o, const std::vector<std::string>& physics = {});
 };
 
 }  // namespace stratus

@@ -1,9 +1,31 @@
-// PhysicsRegistry bookkeeping.
+// The diagnostics plumbing of Simulation, and PhysicsRegistry bookkeeping.
 #include "driver/simulation.hpp"
 
 #include "core/error.hpp"
 
 namespace stratus {
+
+DiagnosticsPlan& Simulation::plan() {
+  if (!plan_) {
+    plan_ = std::make_unique<DiagnosticsPlan>();
+    declare_diagnostics(*plan_);
+  }
+  return *plan_;
+}
+
+Diagnostics Simulation::diagnostics(const Clock& clock, double dt) {
+  DiagnosticsPlan& p = plan();
+  LocalReductions local = p.local();
+  reduce_diagnostics(clock, dt, local);
+  return p.evaluate(communicator(), local, dt);
+}
+
+void Simulation::set_diagnostics_reference() {
+  DiagnosticsPlan& p = plan();
+  LocalReductions local = p.local();
+  reduce_diagnostics(Clock{}, 0.0, local);
+  p.set_reference(p.evaluate(communicator(), local, 0.0, true));
+}
 
 void PhysicsRegistry::add(PhysicsEntry e) {
   STRATUS_REQUIRE(find(e.name) == nullptr, "physics '" << e.name << "' registered twice");

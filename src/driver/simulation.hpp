@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "domain/cart_decomp.hpp"
+#include "driver/diagnostics.hpp"
 #include "domain/local_grid.hpp"
 #include "input/deck.hpp"
 #include "io/grid_output.hpp"
@@ -20,13 +21,17 @@ namespace stratus {
 class CheckpointWriter;
 class CheckpointReader;
 
-/// Named scalar diagnostics for the history table and the log (values identical on every rank).
-struct Diagnostics {
-  std::vector<std::string> names;
-  std::vector<double> values;
-  void add(const std::string& name, double v) {
-    names.push_back(name);
-    values.push_back(v);
+/// The communicator of a simulation's ranks. Physics code passes it on (to a decomposition) and makes no
+/// MPI calls of its own: reductions go through the diagnostics plan and core/reduction.hpp.
+using Comm = MPI_Comm;
+
+/// The simulation clock, owned by the run loop (and restored by it from checkpoints): the physics reads it.
+struct Clock {
+  long step = 0;      // steps taken
+  double time = 0.0;  // [time unit]
+  void tick(double dt) {
+    time += dt;
+    ++step;
   }
 };
 
@@ -41,6 +46,8 @@ struct GridFields {
 class Simulation {
  public:
   virtual ~Simulation() = default;
+
+  // ------------------------------------------------------------------ set-up and description
   /// Resolved set-up in a few lines (for `stratus check` and the run log). Cheap, no allocation.
   virtual std::string describe() const = 0;
   /// Estimated device memory per rank [bytes] once initialised.
@@ -51,22 +58,18 @@ class Simulation {
   virtual void preflight() {}
   /// Allocates the state and sets the initial condition at time 0.
   virtual void initialize() = 0;
+  /// Units of length and time, for output attributes.
+  virtual std::string length_unit() const { return "m"; }
+  virtual std::string time_unit() const { return "s"; }
+
+  // ------------------------------------------------------------------ stepping
   /// Largest stable time step for the current state [time unit].
   virtual double stable_dt() const = 0;
-  /// Advances one step of length dt.
-  virtual void advance(double dt) = 0;
+  /// Advances the state one step of length dt from clock (the run loop ticks the clock afterwards).
+  virtual void advance(const Clock& clock, double dt) = 0;
   /// Whether diagnostics() will be asked for after the next advance() (so that a simulation can skip
   /// work only diagnostics need on the other steps). A simulation must give correct diagnostics either way.
   virtual void will_report(bool) {}
-  virtual double time() const = 0;
-  virtual long step() const = 0;
-  /// Collective. Diagnostics of the current state; dt is the step just taken (0 before the first).
-  virtual Diagnostics diagnostics(double dt) = 0;
-  /// Collective. Fields to snapshot, or nothing for particle physics.
-  virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
-  /// Collective. At each snapshot: writes the simulation's own output of the current state (e.g. a
-  /// trajectory frame) into output_dir with file prefix `name`; returns the bytes written (0: none).
-  virtual double write_snapshot(const std::string& /*output_dir*/, const std::string& /*name*/) { return 0.0; }
   /// Cells (or atoms) advanced per step on all ranks, for the throughput line of the run summary.
   virtual double work_per_step() const = 0;
   /// Name of the unit of work_per_step(), e.g. "cell-updates" or "atom-steps".
@@ -75,12 +78,28 @@ class Simulation {
   /// loads and stores once (perfect caching within a kernel), for the bandwidth fraction of `stratus
   /// bench`; 0 when not known.
   virtual double bytes_per_update() const { return 0.0; }
+
+  // ------------------------------------------------------------------ diagnostics
+  /// Collective. The declared diagnostics of the current state at `clock`; dt is the step just taken (0
+  /// before the first). One fused device reduction, one MPI reduction per operation.
+  Diagnostics diagnostics(const Clock& clock, double dt);
   /// Collective. Called when a diagnostic is not finite: where the state first stops being finite
   /// (field, cell, coordinates), or empty when the simulation cannot tell.
   virtual std::string locate_nonfinite() { return {}; }
   /// Collective. A reason to stop the run although every diagnostic is finite (e.g. a CFL number past the
   /// scheme's limit), or empty to go on.
   virtual std::string divergence(const Diagnostics&) { return {}; }
+  /// Called by the run loop with every history row (e.g. to print a thermo line in the log).
+  virtual void report(const Clock&, const Diagnostics&) {}
+
+  // ------------------------------------------------------------------ output and checkpoints
+  /// Collective. Fields to snapshot, or nothing for particle physics.
+  virtual std::optional<GridFields> grid_fields() { return std::nullopt; }
+  /// Collective. At each snapshot: writes the simulation's own output of the current state (e.g. a
+  /// trajectory frame) into output_dir with file prefix `name`; returns the bytes written (0: none).
+  virtual double write_snapshot(const Clock&, const std::string& /*output_dir*/, const std::string& /*name*/) {
+    return 0.0;
+  }
   /// Collective. The prognostic grid state a restart needs (its owned cells go into checkpoints; the
   /// physics refills ghosts itself), or nothing.
   virtual std::optional<GridFields> checkpoint_fields() { return std::nullopt; }
@@ -88,13 +107,23 @@ class Simulation {
   /// read_checkpoint runs after initialize() and may throw InputError for a checkpoint that does not fit.
   virtual void write_checkpoint(CheckpointWriter&) {}
   virtual void read_checkpoint(CheckpointReader&) {}
-  /// Sets the step and time reached (after a restart).
-  virtual void set_clock(long step, double time) = 0;
   /// Collective. Called once after the last step and the final output (e.g. to write a data file).
-  virtual void finish() {}
-  /// Units of length and time, for output attributes.
-  virtual std::string length_unit() const { return "m"; }
-  virtual std::string time_unit() const { return "s"; }
+  virtual void finish(const Clock&) {}
+
+ protected:
+  /// The communicator of the simulation's ranks (diagnostics are reduced over it).
+  virtual MPI_Comm communicator() const = 0;
+  /// Declares the diagnostics columns, once (before the first diagnostics()).
+  virtual void declare_diagnostics(DiagnosticsPlan& plan) = 0;
+  /// This rank's partial values of the reduced columns (slots of `local`, identities preset).
+  virtual void reduce_diagnostics(const Clock& clock, double dt, LocalReductions& local) = 0;
+  /// Collective. Records the current diagnostics as the reference of relative-change columns (the value
+  /// at time 0: initialize() calls it; a restart keeps it).
+  void set_diagnostics_reference();
+
+ private:
+  DiagnosticsPlan& plan();
+  std::unique_ptr<DiagnosticsPlan> plan_;
 };
 
 struct PhysicsEntry {

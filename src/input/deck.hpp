@@ -1,10 +1,11 @@
 // Input decks. Every option is declared once in an OptionRegistry (key "section.name", type, default,
-// unit, help, and validation); a Deck is an INI file parsed with Boost.Program_options against that
+// unit, help, and validation); a Deck is an INI file (grammar in ini.hpp) checked against that
 // registry, with command-line overrides ("section.key=value") applied on top. Parsing validates
 // everything up front: unknown keys (with a "did you mean" suggestion), wrong types, missing required
 // keys and out-of-range values throw InputError naming the key and the file. Cross-key checks (e.g.
 // that a decomposition divides the grid) belong to the code that owns both keys. Kernels never see the
-// deck: parameters flow deck -> XParams::from_deck() -> a small struct.
+// deck: parameters flow deck -> XParams::from_deck() -> a small struct. Option owners normally declare
+// and read their keys through the one-statement-per-key bindings of options.hpp.
 #pragma once
 #include <map>
 #include <memory>

@@ -1,12 +1,17 @@
-// Internals shared by the checkpoint writer (checkpoint.cpp) and reader (checkpoint_read.cpp): the
-// format constants, the collective failure agreement, the series listing and the HDF5 type of a value.
+// Internals shared by the checkpoint writer (checkpoint.cpp), validation (checkpoint_validate.cpp) and
+// reader (checkpoint_read.cpp): the format constants, opening and validating a file, the collective
+// failure agreement, the series listing and the HDF5 type of a value.
 #pragma once
 #include <hdf5.h>
 #include <mpi.h>
 
 #include <cstddef>
 #include <string>
+#include <map>
 #include <vector>
+
+#include "io/checkpoint.hpp"
+#include "io/hdf5_util.hpp"
 
 namespace stratus::checkpoint_detail {
 
@@ -43,5 +48,16 @@ struct TypeOf<long long> {
   static hid_t file() { return H5T_STD_I64LE; }
   static hid_t mem() { return H5T_NATIVE_LLONG; }
 };
+
+/// A checkpoint file open for reading, with its validated metadata and datasets.
+struct Opened {
+  h5::File file;
+  CheckpointMeta meta;
+  std::map<std::string, CheckpointReader::Entry> entries;
+};
+
+/// Collective. Opens `path` read-only through MPI-IO and validates it (physics too unless expected is
+/// null). Throws the same InputError, naming the file, on every rank.
+Opened open_and_validate(MPI_Comm comm, const std::string& path, const std::string* expected);
 
 }  // namespace stratus::checkpoint_detail

@@ -1,0 +1,147 @@
+// Compressible Euler: diagnostics (one fused reduction), the Courant check, and output fields.
+#include <limits>
+#include <sstream>
+
+#include "climate/euler.hpp"
+#include "climate/euler_flux.hpp"
+
+namespace stratus::climate {
+
+using namespace euler_const;
+
+void Euler::declare_diagnostics(DiagnosticsPlan& plan) {
+  const double vol = grid_.cell_volume();
+  auto volume = [vol](double s, double) { return s * vol; };
+  plan.sum("mass", volume);  // [kg]
+  plan.relative_change("d_mass", "mass");
+  plan.sum("te", volume);  // kinetic + internal + potential [J]
+  plan.relative_change("d_te", "te");
+  plan.min("theta_min");  // theta' [K]
+  plan.max("theta_max");
+  plan.max("w_max");                                                  // max |w| [m/s]
+  plan.max("cfl", [](double rate, double dt) { return dt * rate; });  // dt max (|u_d| + c) / dx_d
+}
+
+void Euler::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
+  const LocalGrid g = grid_;
+  const auto s = state_;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const double z0 = (g.offset[2] - g.ng[2] + 0.5) * g.dx[2], dz = g.dx[2];
+  const euler_flux::WaveRate rate_of(g, p_.splitting == EulerSplitting::unsplit);
+  Slots<6> r;
+  reduce_cells(
+      "euler::diagnostics", g,
+      KOKKOS_LAMBDA(int i, int j, int k, Slots<6>& a) {
+        const double rho = s(kDens, k, j, i) + hc(k);
+        const double u = s(kUmom, k, j, i) / rho, v = s(kVmom, k, j, i) / rho, w = s(kWmom, k, j, i) / rho;
+        const double rt = s(kRhot, k, j, i) + htc(k);
+        const double p = kC0 * ::pow(rt, kGamma);
+        const double temp = rt / rho * ::pow(p / kP0, kRd / kCp);
+        a.add(0, rho);
+        a.add(1, 0.5 * rho * (u * u + v * v + w * w) + rho * kCv * temp + rho * kGrav * (z0 + k * dz));
+        const double t = (s(kRhot, k, j, i) + htc(k)) / (s(kDens, k, j, i) + hc(k)) - htc(k) / hc(k);
+        a.lower(2, t);
+        a.raise(3, t);
+        a.raise(4, w < 0 ? -w : w);
+        a.raise(5, rate_of(s, hc(k), htc(k), k, j, i));
+      },
+      SlotReducer<6>(local.ops, r));
+  local.assign(r);
+}
+
+double Euler::local_max_wave_rate() const {
+  const LocalGrid g = grid_;
+  const auto s = state_;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const euler_flux::WaveRate rate_of(g, p_.splitting == EulerSplitting::unsplit);
+  double rate = 0.0;
+  reduce_cells(
+      "euler::max_wave_rate", g,
+      KOKKOS_LAMBDA(int i, int j, int k, double& m) {
+        const double a = rate_of(s, hc(k), htc(k), k, j, i);
+        m = a > m ? a : m;
+      },
+      Kokkos::Max<double>(rate));
+  return rate;
+}
+
+std::string Euler::fastest_cell(double top) const {
+  const LocalGrid g = grid_;
+  const auto s = state_;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const euler_flux::WaveRate rate_of(g, p_.splitting == EulerSplitting::unsplit);
+  const long long nx = g.global_n[0], ny = g.global_n[1];
+  const long long none = std::numeric_limits<long long>::max();
+  long long first = none;
+  reduce_cells(
+      "euler::fastest_cell", g,
+      KOKKOS_LAMBDA(int i, int j, int k, long long& m) {
+        if (rate_of(s, hc(k), htc(k), k, j, i) == top) {  // the same arithmetic: exact
+          const long long idx =
+              ((g.offset[2] + k - g.ng[2]) * ny + g.offset[1] + j - g.ng[1]) * nx + g.offset[0] + i - g.ng[0];
+          m = idx < m ? idx : m;
+        }
+      },
+      Kokkos::Min<long long>(first));
+  const long long global = global_min(decomp_->comm(), first);
+  if (global == none) return {};
+  const long long gi = global % nx, gj = global / nx % ny, gk = global / (nx * ny);
+  std::ostringstream os;
+  os << "cell (" << gi << ", " << gj << ", " << gk << "), " << cell_position(gi, gj, gk);
+  return os.str();
+}
+
+std::string Euler::divergence(const Diagnostics& d) {
+  const double cfl = d.get("cfl");
+  if (cfl > p_.courant_limit) {
+      std::ostringstream os;
+      // empty only if the two reductions rounded differently
+      const std::string where = fastest_cell(global_max(decomp_->comm(), local_max_wave_rate()));
+      os << "the Courant number " << cfl << " exceeds euler.courant_limit = " << p_.courant_limit
+         << (where.empty() ? "" : " at " + where)
+         << " (the flow outran the time step: lower euler.cfl, or raise euler.max_speed)";
+      return os.str();
+    }
+  return {};
+}
+
+// ------------------------------------------------------------------ output
+void Euler::compute_output(const Field4D& out) const {
+  const auto s = state_;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  for_each_cell(
+      "euler::output", grid_, KOKKOS_LAMBDA(int i, int j, int k) {
+        const double r = s(kDens, k, j, i) + hc(k);
+        const double rt = s(kRhot, k, j, i) + htc(k);
+        out(0, k, j, i) = r;
+        out(1, k, j, i) = s(kUmom, k, j, i) / r;
+        out(2, k, j, i) = s(kVmom, k, j, i) / r;
+        out(3, k, j, i) = s(kWmom, k, j, i) / r;
+        out(4, k, j, i) = rt / r - htc(k) / hc(k);
+        out(5, k, j, i) = kC0 * (::pow(rt, kGamma) - ::pow(htc(k), kGamma));
+      });
+}
+
+std::optional<GridFields> Euler::grid_fields() {
+  if (out_.extent(0) == 0) out_ = grid_.allocate("euler::output", 6);
+  compute_output(out_);
+  return GridFields{
+      decomp_.get(),
+      grid_,
+      out_,
+      {GridVariable{"rho", "kg/m^3", 0}, GridVariable{"u", "m/s", 1}, GridVariable{"v", "m/s", 2},
+       GridVariable{"w", "m/s", 3}, GridVariable{"theta_prime", "K", 4}, GridVariable{"p_prime", "Pa", 5}}};
+}
+
+double Euler::bytes_per_update() const {
+  // Per stage and direction: the flux kernel reads the state and writes the fluxes (10 doubles), the
+  // tendency kernel reads the fluxes and writes the tendency (10; 15 when it adds to it); the update reads
+  // init and the tendency and writes out (15). Split: 3 stages per active direction; unsplit SSP-RK3:
+  // 3 stages of all directions plus the RK update (about 20). Halo traffic and boundary kernels are left out.
+  int nd = 0;
+  for (int d = 0; d < 3; ++d) nd += grid_.global_n[d] > 1;
+  if (p_.splitting == EulerSplitting::alternating) return 8.0 * 3 * nd * (10 + 10 + 15);
+  return 8.0 * 3 * (20 * nd + 5 * (nd - 1) + 20);
+}
+
+}  // namespace stratus::climate

@@ -1,1 +1,0 @@
-stratus_add_test(test_deck SOURCES test_deck.cpp)

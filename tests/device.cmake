@@ -1,1 +1,0 @@
-stratus_add_test(test_device SOURCES test_device.cpp LABELS device)

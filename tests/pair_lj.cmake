@@ -1,1 +1,0 @@
-stratus_add_test(test_pair_lj SOURCES test_pair_lj.cpp LABELS md)
