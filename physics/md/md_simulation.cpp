@@ -1,4 +1,5 @@
-// The MD engine: deck keys, set-up, the time step and thermo.
+// The MD engine: set-up, the time step, diagnostics and thermo. Its I/O (data file, checkpoints,
+// trajectory) is in md_io.cpp.
 #include "md/md_simulation.hpp"
 
 #include <algorithm>
@@ -28,7 +29,6 @@ std::string fmtg(double v, int prec = 10) {
   std::snprintf(b, sizeof b, "%.*g", prec, v);
   return b;
 }
-
 
 bool list_is_half(ListKind k) {
   if (k == ListKind::half) return true;
@@ -193,10 +193,9 @@ LJSpec MDSimulation::make_spec(const AtomData& all) const {
     spec.set_type(t, eps[static_cast<std::size_t>(t - 1)], sig[static_cast<std::size_t>(t - 1)]);
   for (std::size_t g = 0; g + 4 < p_.pair_coeffs.size(); g += 5) {
     const double ti = p_.pair_coeffs[g], tj = p_.pair_coeffs[g + 1];
-    STRATUS_INPUT_REQUIRE(ti >= 1 && ti <= all.ntypes && tj >= 1 && tj <= all.ntypes && ti == std::floor(ti) &&
-                              tj == std::floor(tj),
-                          "key 'md.pair_coeff': pair " << ti << " " << tj << " is not two of the types 1.."
-                                                       << all.ntypes);
+    STRATUS_INPUT_REQUIRE(
+        ti >= 1 && ti <= all.ntypes && tj >= 1 && tj <= all.ntypes && ti == std::floor(ti) && tj == std::floor(tj),
+        "key 'md.pair_coeff': pair " << ti << " " << tj << " is not two of the types 1.." << all.ntypes);
     spec.set_pair(static_cast<int>(ti), static_cast<int>(tj), p_.pair_coeffs[g + 2], p_.pair_coeffs[g + 3],
                   p_.pair_coeffs[g + 4]);
   }
@@ -218,8 +217,9 @@ void MDSimulation::preflight() {
   const LJSpec spec = make_spec(*all);
   int size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_size(comm_in_, &size));
-  ParticleComm::choose_dims(size, Real3{{all->lo[0], all->lo[1], all->lo[2]}}, Real3{{all->hi[0], all->hi[1], all->hi[2]}},
-                            p_.periodic, decomp_, neighbor_params(p_, spec.max_cutoff()).list_cutoff());
+  ParticleComm::choose_dims(size, Real3{{all->lo[0], all->lo[1], all->lo[2]}},
+                            Real3{{all->hi[0], all->hi[1], all->hi[2]}}, p_.periodic, decomp_,
+                            neighbor_params(p_, spec.max_cutoff()).list_cutoff());
   preflight_atoms_ = std::move(all);
 }
 
@@ -372,8 +372,8 @@ void MDSimulation::report(const Clock& clock, const Diagnostics& d) {
     thermo_header_ = true;
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%12ld %15.8g %15.8g %15.8g %15.8g %15.8g", clock.step, d.get("temp"),
-                d.get("pe"), d.get("ke"), d.get("etotal"), d.get("press"));
+  std::snprintf(line, sizeof line, "%12ld %15.8g %15.8g %15.8g %15.8g %15.8g", clock.step, d.get("temp"), d.get("pe"),
+                d.get("ke"), d.get("etotal"), d.get("press"));
   std::string s = line;
   if (nhc_) s += " " + fmtg(d.get("econserve"), 10);
   log::info(s);
@@ -404,253 +404,19 @@ std::string MDSimulation::locate_nonfinite() {
   return bcast_string(pc_->comm(), s);
 }
 
-AtomData MDSimulation::gather() const {
-  const int n = atoms_.n_local;
-  auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);
-  auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.v);
-  auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.type);
-  auto hid = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.id);
-  auto him = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.image);
-  // One record of 11 doubles per atom: id, type, x, v, image (all exact in a double).
-  std::vector<double> send(static_cast<std::size_t>(n) * 11);
-  for (int i = 0; i < n; ++i) {
-    double* r = &send[static_cast<std::size_t>(i) * 11];
-    r[0] = static_cast<double>(hid(i));
-    r[1] = ht(i);
-    for (int d = 0; d < 3; ++d) {
-      r[2 + d] = hx(i, d);
-      r[5 + d] = hv(i, d);
-      r[8 + d] = him(i, d);
-    }
-  }
-  const MPI_Comm c = pc_->comm();
-  int rank = 0, size = 1;
-  MPI_Comm_rank(c, &rank);
-  MPI_Comm_size(c, &size);
-  int count = n * 11;
-  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  STRATUS_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, c));
-  std::vector<double> recv;
-  if (rank == 0) {
-    std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
-    recv.resize(static_cast<std::size_t>(displs.back() + counts.back()));
-  }
-  STRATUS_MPI_CHECK(
-      MPI_Gatherv(send.data(), count, MPI_DOUBLE, recv.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, c));
-  AtomData all;
-  all.lo = lo_;
-  all.hi = hi_;
-  all.ntypes = spec_.ntypes;
-  all.mass = mass_host_;
-  all.has_velocities = true;
-  if (rank != 0) return all;
-  const std::size_t total = recv.size() / 11;
-  std::vector<std::size_t> order(total);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return recv[a * 11] < recv[b * 11]; });
-  for (std::size_t k : order) {
-    const double* r = &recv[k * 11];
-    all.add_atom(static_cast<long long>(r[0]), static_cast<int>(r[1]), {r[2], r[3], r[4]});
-    all.v.back() = {r[5], r[6], r[7]};
-    all.image.back() = {static_cast<int>(r[8]), static_cast<int>(r[9]), static_cast<int>(r[10])};
-  }
-  return all;
-}
-
-void MDSimulation::write_checkpoint(CheckpointWriter& w) {
-  // Per atom by id: type, position, velocity, image flags, the position at the last neighbor build and
-  // the (rank, row) it occupies, so that a restart on the same ranks rebuilds the same ghosts and lists
-  // and continues bit for bit.
-  const int n = atoms_.n_local;
-  auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);
-  auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.v);
-  auto hid = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.id);
-  auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.type);
-  auto him = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.image);
-  auto hb = Kokkos::create_mirror_view_and_copy(HostSpace(), list_->build_positions());
-  const std::size_t un = static_cast<std::size_t>(n);
-  std::vector<long long> id(un), type(un), image(3 * un), slot(2 * un);
-  std::vector<double> x(3 * un), v(3 * un), xb(3 * un);
-  for (int i = 0; i < n; ++i) {
-    const std::size_t k = static_cast<std::size_t>(i);
-    id[k] = hid(i);
-    type[k] = ht(i);
-    slot[2 * k] = pc_->rank();
-    slot[2 * k + 1] = i;
-    for (int d = 0; d < 3; ++d) {
-      const std::size_t c = 3 * k + static_cast<std::size_t>(d);
-      x[c] = hx(i, d);
-      v[c] = hv(i, d);
-      xb[c] = hb(i, d);
-      image[c] = him(i, d);
-    }
-  }
-  w.write_rows("atom_type", natoms_, 1, id, type);
-  w.write_rows("atom_x", natoms_, 3, id, x);
-  w.write_rows("atom_v", natoms_, 3, id, v);
-  w.write_rows("atom_image", natoms_, 3, id, image);
-  w.write_rows("atom_x_build", natoms_, 3, id, xb);
-  w.write_rows("atom_slot", natoms_, 2, id, slot);
-  if (nhc_) w.write_values("md_nhc", nhc_->state());
-}
-
-void MDSimulation::read_checkpoint(CheckpointReader& r) {
-  const std::string file = "checkpoint '" + r.path() + "'";
-  STRATUS_INPUT_REQUIRE(r.has("atom_x") && r.has("atom_v") && r.has("atom_type") && r.has("atom_image"),
-                        file << " holds no atoms");
-  const long long n_all = r.rows("atom_x");
-  STRATUS_INPUT_REQUIRE(n_all == natoms_, file << " holds " << n_all << " atoms, the deck's system " << natoms_);
-  const auto x = r.read_rows("atom_x", 0, n_all, 3);
-  const auto v = r.read_rows("atom_v", 0, n_all, 3);
-  const auto type = r.read_rows_int("atom_type", 0, n_all, 1);
-  auto image = r.read_rows_int("atom_image", 0, n_all, 3);
-  for (long long t : type)
-    STRATUS_INPUT_REQUIRE(t >= 1 && t <= spec_.ntypes, file << ": atom type " << t << " outside 1.." << spec_.ntypes);
-  // Same rank count: every atom back in its (rank, row), ghosts and lists rebuilt from the positions of
-  // the last build, so the run continues bit for bit. Otherwise: atoms by position, in id order.
-  const bool same = r.meta().nranks == pc_->size() && r.has("atom_slot") && r.has("atom_x_build");
-  std::vector<long long> slot;
-  std::vector<double> xb;
-  if (same) {
-    slot = r.read_rows_int("atom_slot", 0, n_all, 2);
-    xb = r.read_rows("atom_x_build", 0, n_all, 3);
-  }
-  std::vector<std::pair<long long, long long>> mine;  // (order key, row)
-  auto xs = x;
-  for (long long a = 0; a < n_all; ++a) {
-    const std::size_t k = static_cast<std::size_t>(a);
-    if (same) {
-      if (slot[2 * k] == pc_->rank()) mine.emplace_back(slot[2 * k + 1], a);
-      continue;
-    }
-    for (int d = 0; d < 3; ++d) {  // wrap periodic coordinates (between rebuilds atoms may sit just outside)
-      double& c = xs[3 * k + static_cast<std::size_t>(d)];
-      const double lo = lo_[static_cast<std::size_t>(d)], len = hi_[static_cast<std::size_t>(d)] - lo;
-      if (!p_.periodic[static_cast<std::size_t>(d)]) continue;
-      const double shift = std::floor((c - lo) / len);
-      if (shift != 0.0) {
-        c -= shift * len;
-        image[3 * k + static_cast<std::size_t>(d)] += static_cast<long long>(shift);
-      }
-      if (c >= lo + len || c < lo) c = lo;
-    }
-    if (pc_->owns(xs[3 * k], xs[3 * k + 1], xs[3 * k + 2])) mine.emplace_back(a, a);
-  }
-  std::sort(mine.begin(), mine.end());
-  const int n = static_cast<int>(mine.size());
-  std::vector<AtomRow> rows(mine.size());
-  for (int i = 0; i < n; ++i) {
-    const std::size_t k = static_cast<std::size_t>(mine[static_cast<std::size_t>(i)].second);
-    AtomRow& row = rows[static_cast<std::size_t>(i)];
-    row.id = static_cast<long long>(k) + 1;
-    row.type = static_cast<int>(type[k]);
-    for (std::size_t d = 0; d < 3; ++d) {
-      row.x[d] = same ? xb[3 * k + d] : xs[3 * k + d];  // same layout: the build positions first, see below
-      row.v[d] = v[3 * k + d];
-      row.image[d] = static_cast<int>(image[3 * k + d]);
-    }
-  }
-  set_owned_atoms(rows);
-  long long total = 0, local = n;
-  STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
-  STRATUS_INPUT_REQUIRE(total == natoms_, file << ": " << total << " of " << natoms_
-                                               << " atoms fall in this run's sub-domains (a damaged checkpoint?)");
-  pc_->borders(atoms_);
-  list_->build(atoms_.x, atoms_.n_local, atoms_.n_ghost, pc_->ghost_lo(), pc_->ghost_hi());
-  if (same) {  // now the current positions, and the ghosts follow as on any step between builds
-    auto hx = Kokkos::create_mirror_view(atoms_.x);
-    for (int i = 0; i < n; ++i) {
-      const std::size_t k = static_cast<std::size_t>(mine[static_cast<std::size_t>(i)].second);
-      for (int d = 0; d < 3; ++d) hx(i, d) = x[3 * k + static_cast<std::size_t>(d)];
-    }
-    Kokkos::deep_copy(Kokkos::subview(atoms_.x, std::make_pair(0, n), Kokkos::ALL),
-                      Kokkos::subview(hx, std::make_pair(0, n), Kokkos::ALL));
-    pc_->forward(atoms_);
-  }
-  restarted_at_ = r.meta().step;
-  if (nhc_) {
-    STRATUS_INPUT_REQUIRE(r.has("md_nhc") && nhc_->set_state(r.read_values("md_nhc")),
-                          file << " holds no Nose-Hoover chain of length " << p_.nhc_chain);
-  }
-  compute_forces(true);
-}
-
-double MDSimulation::write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) {
-  if (!p_.trajectory) return 0.0;
-  if (!trajectory_) {
-    H5mdSpec spec;
-    spec.natoms = natoms_;
-    spec.lo = Real3{{lo_[0], lo_[1], lo_[2]}};
-    spec.hi = Real3{{hi_[0], hi_[1], hi_[2]}};
-    spec.periodic = p_.periodic;
-    // H5MD unit notation (what MDAnalysis reads); reduced lj units carry none.
-    if (std::string(units_.name) != "lj") {
-      spec.length_unit = units_.length;
-      spec.time_unit = units_.time;
-      spec.velocity_unit = std::string(units_.length) + " " + units_.time + "-1";
-      spec.force_unit = std::string(units_.name) == "real" ? "kcal mol-1 Angstrom-1" : "eV Angstrom-1";
-    }
-    spec.velocities = p_.trajectory_velocities;
-    spec.forces = p_.trajectory_forces;
-    spec.creator_version = kVersion;
-    // A restarted run continues in a file of its own, so that the frames before the restart are kept.
-    char tag[32] = "";
-    if (restarted_at_ >= 0) std::snprintf(tag, sizeof tag, "_from_%08ld", restarted_at_);
-    trajectory_ = std::make_unique<H5mdWriter>(pc_->comm(), output_dir + "/" + name + tag + ".h5md", spec);
-  }
-  const int n = atoms_.n_local;
-  auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.x);
-  auto hid = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.id);
-  auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), atoms_.type);
-  std::vector<long long> id(static_cast<std::size_t>(n));
-  std::vector<int> species(static_cast<std::size_t>(n));
-  std::vector<double> x(3 * static_cast<std::size_t>(n)), v, f;
-  for (int i = 0; i < n; ++i) {
-    id[static_cast<std::size_t>(i)] = hid(i);
-    species[static_cast<std::size_t>(i)] = ht(i);
-    for (int d = 0; d < 3; ++d) x[3 * static_cast<std::size_t>(i) + static_cast<std::size_t>(d)] = hx(i, d);
-  }
-  auto rows = [&](const ParticleVec& a, std::vector<double>& out) {
-    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), a);
-    out.resize(3 * static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i)
-      for (int d = 0; d < 3; ++d) out[3 * static_cast<std::size_t>(i) + static_cast<std::size_t>(d)] = h(i, d);
-  };
-  if (p_.trajectory_velocities) rows(atoms_.v, v);
-  if (p_.trajectory_forces) {
-    if (!ev_current_) compute_forces(true);  // the forces are current either way; keep the energies too
-    rows(atoms_.f, f);
-  }
-  const double before = trajectory_->bytes_written();
-  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species);
-  return trajectory_->bytes_written() - before;
-}
-
 void MDSimulation::reverse_velocities() { scale_velocities(atoms_, -1.0); }
 
 void MDSimulation::finish(const Clock& clock) {
   long long pairs = list_->total_pairs(), all_pairs = 0;
   STRATUS_MPI_CHECK(MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
-  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) + " steps; " +
-            std::to_string(all_pairs) + " listed pairs (" + fmtg(static_cast<double>(all_pairs) / natoms_, 4) +
-            " per atom, " + (list_->params().half ? "half" : "full") + " list)");
+  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
+            " steps; " + std::to_string(all_pairs) + " listed pairs (" +
+            fmtg(static_cast<double>(all_pairs) / natoms_, 4) + " per atom, " +
+            (list_->params().half ? "half" : "full") + " list)");
   if (trajectory_)
     log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
               " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");
-  if (p_.write_data.empty()) return;
-  const AtomData all = gather();
-  // About 150 characters per atom (two lines of %.17g numbers).
-  reserve_space(pc_->comm(), p_.write_data, 150.0 * static_cast<double>(natoms_) + 4096.0);
-  std::string err;
-  if (pc_->rank() == 0) {
-    try {
-      write_lammps_data(p_.write_data, all);
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  }
-  agree_or_throw(pc_->comm(), err.empty(), err);
-  log::info("wrote LAMMPS data file " + p_.write_data + " (" + std::to_string(natoms_) + " atoms)");
+  write_data_file();
 }
 
 }  // namespace stratus::md

@@ -100,6 +100,8 @@ class MDSimulation : public Simulation {
   std::unique_ptr<AtomData> preflight_atoms_;  // the system read by preflight(), until initialize()
   /// Replaces the owned atoms (no ghosts) by rows, on the device.
   void set_owned_atoms(const std::vector<AtomRow>& rows);
+  /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
+  void write_data_file();
   void rebuild();
   void compute_forces(bool energy);
 
