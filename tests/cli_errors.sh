@@ -286,6 +286,13 @@ for word in Kokkos MPI HDF5; do
 done
 pass "info: exit 0, mentions Kokkos, MPI and HDF5"
 
+# --- an MD deck reads only [parallel], not [grid]: a [grid] key in it is reported as unused --------------
+run_capture "$STRATUS" check "$SRC/inputs/md/lj_melt.ini" --set grid.nx=8 --set parallel.decomp="1 1 1"
+[[ $RC -eq 0 ]] || fail "check of an md deck with grid.nx: exit code $RC"
+grep -q "key 'grid.nx' is not used by physics 'md'" "$CAP/err" || fail "md deck: grid.nx not reported unused"
+if grep -q "key 'parallel.decomp' is not used" "$CAP/err"; then fail "md deck: parallel.decomp reported unused"; fi
+pass "md deck: [grid] keys are reported unused, [parallel] keys are read"
+
 # --- the pre-existing output directory is still exactly as created ------------------------------------
 [[ $(ls -A "$EXISTING") == "sentinel.txt" ]] || fail "pre-existing output dir gained files: $(ls -A "$EXISTING")"
 [[ $(cat "$EXISTING/sentinel.txt") == "sentinel: must survive every failing command" ]] ||

@@ -50,9 +50,9 @@ NeighborParams neighbor_params(const MDParams& p, double rc) {
 }  // namespace
 
 MDSimulation::MDSimulation(const Deck& deck, MPI_Comm comm) : MDSimulation(MDParams::from_deck(deck), comm) {
-  const auto dec = deck.get_ints32("parallel.decomp");
-  for (int d = 0; d < 3; ++d) decomp_[d] = static_cast<int>(dec[static_cast<std::size_t>(d)]);
-  transport_ = GridParams::from_deck(deck).transport;  // the [parallel] keys are read and checked in one place
+  const ParallelParams par = ParallelParams::from_deck(deck);  // [parallel], read and checked in one place
+  decomp_ = par.decomp;
+  transport_ = par.transport;
 }
 
 MDSimulation::MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp, HaloTransport transport)

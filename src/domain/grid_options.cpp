@@ -26,17 +26,32 @@ void GridParams::bind(B& o) {
   o.choice([](GridParams& p) -> bool& { return p.periodic[0]; }, "grid.bc_x", kBoundary, true, "boundary in x");
   o.choice([](GridParams& p) -> bool& { return p.periodic[1]; }, "grid.bc_y", kBoundary, true, "boundary in y");
   o.choice([](GridParams& p) -> bool& { return p.periodic[2]; }, "grid.bc_z", kBoundary, true, "boundary in z");
-  o.integers(&GridParams::decomp, "parallel.decomp", {0, 0, 0}, "ranks",
+}
+
+template <class B>
+void ParallelParams::bind(B& o) {
+  o.integers(&ParallelParams::decomp, "parallel.decomp", {0, 0, 0}, "ranks",
              "MPI ranks per direction (x y z); 0 = chosen automatically; each must divide its cells")
       .at_least(0);
-  o.choice(&GridParams::transport, "parallel.halo_transport", kTransport, HaloTransport::host_staged,
+  o.choice(&ParallelParams::transport, "parallel.halo_transport", kTransport, HaloTransport::host_staged,
            "how halo buffers reach MPI on GPUs: copied through host memory, or passed to a GPU-aware MPI");
 }
 
-void declare_grid_options(OptionRegistry& reg) { declare_options<GridParams>(reg); }
+void declare_grid_options(OptionRegistry& reg) {
+  declare_options<GridParams>(reg);
+  declare_options<ParallelParams>(reg);
+}
 
 GridParams GridParams::from_deck(const Deck& deck) {
   GridParams p = read_options<GridParams>(deck);
+  const ParallelParams par = ParallelParams::from_deck(deck);
+  p.decomp = par.decomp;
+  p.transport = par.transport;
+  return p;
+}
+
+ParallelParams ParallelParams::from_deck(const Deck& deck) {
+  ParallelParams p = read_options<ParallelParams>(deck);
   // Handing device pointers to an MPI that cannot read them crashes inside MPI: refuse up front.
   constexpr bool device_memory = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
   if (device_memory && p.transport == HaloTransport::gpu_aware) {
