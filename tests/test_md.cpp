@@ -156,7 +156,6 @@ TEST_CASE("Forces equal -dE/dx through ghosts and periodic images", "[md]") {
                                  "sigma = 1.0 0.88\npair_coeff = 1 2 1.5 0.8 2.0\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
-  Clock clock;
   const double h = 1e-5;
   const long long n = sim.natoms();
   for (long long id : {1LL, 77LL, 431LL, 864LL}) {
