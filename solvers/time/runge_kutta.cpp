@@ -21,11 +21,6 @@ constexpr double kSspC[3] = {0.0, 1.0, 0.5};
 
 }  // namespace
 
-RKMethod parse_rk_method(const std::string& name, const std::string& key) {
-  if (name == "ssprk3") return RKMethod::ssprk3;
-  if (name == "lsrk4") return RKMethod::lsrk4;
-  throw InputError("key '" + key + "' = '" + name + "' is not a time integrator (ssprk3, lsrk4)");
-}
 const char* rk_name(RKMethod m) { return m == RKMethod::ssprk3 ? "ssprk3" : "lsrk4"; }
 int rk_order(RKMethod m) { return m == RKMethod::ssprk3 ? 3 : 4; }
 int rk_stages(RKMethod m) { return m == RKMethod::ssprk3 ? 3 : 5; }

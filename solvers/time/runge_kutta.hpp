@@ -16,8 +16,6 @@ namespace stratus {
 
 enum class RKMethod { ssprk3, lsrk4 };
 
-/// "ssprk3" or "lsrk4"; anything else is an InputError naming `key`.
-RKMethod parse_rk_method(const std::string& name, const std::string& key);
 const char* rk_name(RKMethod m);
 int rk_order(RKMethod m);
 int rk_stages(RKMethod m);
