@@ -7,8 +7,7 @@ namespace stratus {
 
 void LocalReductions::reset() {
   values.resize(ops.size());
-  for (std::size_t s = 0; s < ops.size(); ++s)
-    values[s] = ops[s] == ReduceOp::sum ? 0.0 : (ops[s] == ReduceOp::min ? DBL_MAX : -DBL_MAX);
+  for (std::size_t s = 0; s < ops.size(); ++s) values[s] = reduce_identity(ops[s]);
 }
 
 std::vector<double> allreduce(MPI_Comm comm, const LocalReductions& local) {

@@ -15,6 +15,11 @@ namespace stratus {
 
 enum class ReduceOp { sum, min, max };
 
+/// The identity of an operation: what a slot holds before any value is added, lowered or raised.
+KOKKOS_INLINE_FUNCTION double reduce_identity(ReduceOp op) {
+  return op == ReduceOp::sum ? 0.0 : (op == ReduceOp::min ? DBL_MAX : -DBL_MAX);
+}
+
 /// The partial values of N reduced quantities (one per slot).
 template <int N>
 struct Slots {
@@ -35,7 +40,7 @@ class SlotReducer {
   SlotReducer(const std::vector<ReduceOp>& ops, value_type& result) : value_(&result) {
     STRATUS_REQUIRE(ops.size() == static_cast<std::size_t>(N),
                     "a reduction of " << N << " slots for " << ops.size() << " declared diagnostics");
-    for (int s = 0; s < N; ++s) op_[s] = static_cast<int>(ops[static_cast<std::size_t>(s)]);
+    for (int s = 0; s < N; ++s) op_[s] = ops[static_cast<std::size_t>(s)];
   }
   KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {
     for (int s = 0; s < N; ++s) dst.v[s] = combine(s, dst.v[s], src.v[s]);
@@ -44,7 +49,7 @@ class SlotReducer {
     for (int s = 0; s < N; ++s) dst.v[s] = combine(s, dst.v[s], src.v[s]);
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    for (int s = 0; s < N; ++s) v.v[s] = op_[s] == 0 ? 0.0 : (op_[s] == 1 ? DBL_MAX : -DBL_MAX);
+    for (int s = 0; s < N; ++s) v.v[s] = reduce_identity(op_[s]);
   }
   KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_.data(); }
   KOKKOS_INLINE_FUNCTION result_view_type view() const { return value_; }
@@ -52,11 +57,11 @@ class SlotReducer {
 
  private:
   KOKKOS_INLINE_FUNCTION double combine(int s, double a, double b) const {
-    if (op_[s] == 0) return a + b;
-    if (op_[s] == 1) return b < a ? b : a;
+    if (op_[s] == ReduceOp::sum) return a + b;
+    if (op_[s] == ReduceOp::min) return b < a ? b : a;
     return b > a ? b : a;
   }
-  int op_[N];
+  ReduceOp op_[N];
   result_view_type value_;
 };
 

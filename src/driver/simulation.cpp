@@ -13,19 +13,16 @@ DiagnosticsPlan& Simulation::plan() {
   return *plan_;
 }
 
-Diagnostics Simulation::diagnostics(const Clock& clock, double dt) {
+Diagnostics Simulation::evaluate_diagnostics(const Clock& clock, double dt, bool hidden) {
   DiagnosticsPlan& p = plan();
   LocalReductions local = p.local();
   reduce_diagnostics(clock, dt, local);
-  return p.evaluate(communicator(), local, dt);
+  return p.evaluate(communicator(), local, dt, hidden);
 }
 
-void Simulation::set_diagnostics_reference() {
-  DiagnosticsPlan& p = plan();
-  LocalReductions local = p.local();
-  reduce_diagnostics(Clock{}, 0.0, local);
-  p.set_reference(p.evaluate(communicator(), local, 0.0, true));
-}
+Diagnostics Simulation::diagnostics(const Clock& clock, double dt) { return evaluate_diagnostics(clock, dt, false); }
+
+void Simulation::set_diagnostics_reference() { plan().set_reference(evaluate_diagnostics(Clock{}, 0.0, true)); }
 
 void PhysicsRegistry::add(PhysicsEntry e) {
   STRATUS_REQUIRE(find(e.name) == nullptr, "physics '" << e.name << "' registered twice");

@@ -123,6 +123,8 @@ class Simulation {
 
  private:
   DiagnosticsPlan& plan();
+  /// Collective: one fused reduction and the row (with the hidden columns when `hidden`).
+  Diagnostics evaluate_diagnostics(const Clock& clock, double dt, bool hidden);
   std::unique_ptr<DiagnosticsPlan> plan_;
 };
 
