@@ -1,21 +1,14 @@
-// XDMF document text and the atomic file writer declared in io/xdmf.hpp. A 3DCoRectMesh counts nodes,
-// one more than cells in each direction; the attributes are cell-centred with the cell counts as their
-// dimensions. Names and file references are XML-escaped. Nothing here touches MPI or HDF5.
+// XDMF document text declared in io/xdmf.hpp (the atomic write itself is io/atomic_file's). A
+// 3DCoRectMesh counts nodes, one more than cells in each direction; the attributes are cell-centred with
+// the cell counts as their dimensions. Names and file references are XML-escaped. Nothing here touches
+// MPI or HDF5.
 #include "io/xdmf.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <system_error>
 
-#include "core/error.hpp"
+#include "io/atomic_file.hpp"
 
 namespace stratus::xdmf {
 
@@ -116,37 +109,6 @@ std::string series_document(const std::string& name, const Mesh& mesh, const std
   return os.str();
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  // POSIX calls rather than a stream, so that a failure (a full disk) reports the system's reason.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot create '" + tmp + "': " + std::strerror(errno));
-  const char* p = text.data();
-  std::size_t left = text.size();
-  int err = 0;
-  while (left > 0 && err == 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-    } else {
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-  }
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err != 0) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error("cannot write '" + tmp + "': " + std::strerror(err));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
-  }
-}
+void write_text_atomically(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 }  // namespace stratus::xdmf
