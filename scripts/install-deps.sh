@@ -12,7 +12,8 @@
 #   scripts/kokkos-3.4.1-cuda13.patch (CUDA 13 and Hopper support) to a copy of the extracted source.
 #
 # - With --test-tools: also what the test suite runs besides the build (Debian's python3-h5py, numpy,
-#   matplotlib and MDAnalysis for the postprocessing and trajectory tests, procps for the signal tests), so
+#   matplotlib and MDAnalysis for the postprocessing and trajectory tests, jsonschema for the run report
+#   test, procps for the signal tests), so
 #   that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
 #   and llvm-16 (llvm-symbolizer), for scripts/fuzz.sh.
 #
@@ -56,7 +57,7 @@ kokkos_version=3.4.1
 packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
           libboost-program-options-dev catch2 libfftw3-dev)
-[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis procps)
+[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis python3-jsonschema procps)
 [ "$fuzz_tools" = 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,8 @@
 //   stratus help-deck [SECTION]                       every deck key with type, default, unit and help
 //   stratus info                                      version, backends, devices, library versions
 //   stratus bench [DECK] [--set ...] [--steps N]      memory-bandwidth roof and the deck's stepping rate
-// Exit codes: 0 success, 1 runtime failure, 2 bad input (nothing written), 3 stopped by a signal.
+// Exit codes: 0 success (also: --restart auto on a complete run), 1 runtime failure, 2 bad input (nothing
+// written), 3 stopped early (signal, stop file, wall-time guard) with a checkpoint to continue from.
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -13,9 +14,11 @@
 #include <sstream>
 #include <thread>
 
+#include "core/batch_env.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "core/timer.hpp"
 #include "driver/bench.hpp"
 #include "driver/run_loop.hpp"
 #include "driver/simulation.hpp"
@@ -49,6 +52,8 @@ struct Cli {
   int bench_steps = 20;
   int triad_mib = -1;   // -1: the default for the backend
   std::string restart;  // run: a checkpoint, or "auto"
+  int ranks = 0;        // the MPI size the launch is meant to have (0: SLURM_NTASKS or any)
+  bool json_log = false;
 };
 
 Cli parse_cli(int argc, char** argv) {
@@ -59,6 +64,10 @@ Cli parse_cli(int argc, char** argv) {
       "restart", po::value<std::string>(),
       "run: continue from checkpoint FILE, or 'auto' (the newest valid checkpoint of this run in run.output_dir); "
       "check: validate that checkpoint")(
+      "ranks", po::value<int>(),
+      "run, bench: the MPI ranks this launch must have (default: SLURM_NTASKS inside a Slurm job); another "
+      "number stops at once with exit code 2 (a launcher that does not match this MPI)")(
+      "log-format", po::value<std::string>(), "text (default) or json: one JSON object per log line")(
       "steps", po::value<int>(), "bench: timed steps (default 20, after 2 untimed)")(
       "triad-mib", po::value<int>(),
       "bench: MiB per triad array and rank (default 1024 on a GPU, 256 on a CPU; 0 skips)");
@@ -95,6 +104,16 @@ Cli parse_cli(int argc, char** argv) {
   if (vm.count("steps")) cli.bench_steps = vm["steps"].as<int>();
   if (vm.count("triad-mib")) cli.triad_mib = vm["triad-mib"].as<int>();
   if (vm.count("restart")) cli.restart = vm["restart"].as<std::string>();
+  if (vm.count("ranks")) {
+    cli.ranks = vm["ranks"].as<int>();
+    if (cli.ranks < 1) throw InputError("command line: --ranks must be >= 1");
+  }
+  if (vm.count("log-format")) {
+    const std::string f = vm["log-format"].as<std::string>();
+    if (f != "text" && f != "json")
+      throw InputError("command line: --log-format must be 'text' or 'json', not '" + f + "'");
+    cli.json_log = f == "json";
+  }
   const std::string c = cli.command;
   if (c != "run" && c != "check" && c != "help-deck" && c != "info" && c != "bench")
     throw InputError("command line: unknown command '" + c + "'\n" + kUsage);
@@ -106,6 +125,8 @@ Cli parse_cli(int argc, char** argv) {
   if (vm.count("restart") && c != "run" && c != "check")
     throw InputError("command line: --restart applies to 'run' and 'check' only");
   if (vm.count("restart") && cli.restart.empty()) throw InputError("command line: --restart needs FILE or 'auto'");
+  if (vm.count("ranks") && c != "run" && c != "bench")
+    throw InputError("command line: --ranks applies to 'run' and 'bench' only");
   if (cli.bench_steps < 1) throw InputError("command line: --steps must be >= 1");
   if (vm.count("triad-mib") && cli.triad_mib < 0) throw InputError("command line: --triad-mib must be >= 0");
   return cli;
@@ -150,6 +171,28 @@ int bench_command(const Cli& cli, Simulation& sim, const Runtime& rt, const std:
   return 0;
 }
 
+// The launch started the number of ranks the job expects: N independent copies of a one-rank run (a
+// launcher of another MPI, or srun without --mpi=pmi2) would each run the whole deck into the same files.
+void check_launch(const Cli& cli, const Runtime& rt) {
+  int expected = cli.ranks;
+  std::string from = "--ranks";
+  if (expected == 0) {
+    const BatchJob job = slurm_job();
+    if (!job.in_slurm || job.ntasks <= 0) return;
+    expected = job.ntasks;
+    from = "SLURM_NTASKS";
+  }
+  if (expected == rt.size()) return;
+  std::ostringstream os;
+  os << "the launch started " << rt.size() << " MPI rank(s) but " << from << " expects " << expected << ": ";
+  if (rt.size() == 1)
+    os << "each process is a one-rank run of its own, so the launcher does not match this MPI (MPICH): use "
+          "mpiexec.mpich (or srun --mpi=pmi2), not another MPI's mpirun or a plain srun";
+  else
+    os << "launch with -n " << expected << ", or pass --ranks " << rt.size() << " to confirm this size";
+  throw InputError(os.str());
+}
+
 int run_command(const Cli& cli, const Runtime& rt) {
   PhysicsRegistry physics;
   register_physics(physics);
@@ -173,9 +216,12 @@ int run_command(const Cli& cli, const Runtime& rt) {
   auto sim = entry->create(deck, rt.comm());
   // One pre-flight for check and run (and bench, which writes nothing): whatever run would refuse at
   // start-up, check refuses too, before anything is written.
+  if (cli.command == "run" || cli.command == "bench") check_launch(cli, rt);
   if (cli.command != "bench") check_output_location(rp.output_dir, rp.name);
   sim->preflight();
-  if (!cli.restart.empty() && cli.command == "check") validate_restart(rp, rt.comm(), cli.restart);
+  if (!cli.restart.empty() && cli.command == "check") validate_restart(deck, rp, rt.comm(), cli.restart);
+  // What --restart leads to (a checkpoint, a fresh start, or nothing to do), decided before any output.
+  const RestartPlan plan = cli.command == "run" ? plan_restart(deck, rp, rt.comm(), cli.restart) : RestartPlan{};
   for (const auto& k : deck.unused_keys())
     if (rt.is_root())
       log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");
@@ -198,12 +244,15 @@ int run_command(const Cli& cli, const Runtime& rt) {
     return 0;
   }
   log::info(head.str());
-  const RunStatus st = run_simulation(*sim, deck, rp, rt.comm(), cli.restart);
+  const RunStatus st = run_simulation(*sim, deck, rp, rt.comm(), plan);
+  if (plan.complete) return 0;
   if (sim->grid_fields())
     log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
-              "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv");
+              "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv, " + rp.name + "_report.json");
   else
-    log::info("output in " + rp.output_dir + ": " + rp.name + "_history.csv");
+    log::info("output in " + rp.output_dir + ": " + rp.name + "_history.csv, " + rp.name + "_report.json");
+  if (st == RunStatus::interrupted)
+    log::info("stopped early (exit code 3): continue with the same command and --restart auto");
   return static_cast<int>(st);
 }
 
@@ -212,6 +261,7 @@ int run_command(const Cli& cli, const Runtime& rt) {
 
 int main(int argc, char** argv) {
   using namespace stratus;
+  Phases::mark_process_start();
   int code = 0;
   bool abort_needed = false;
   {
@@ -223,17 +273,18 @@ int main(int argc, char** argv) {
       } else if (cli.command == "version") {
         log::info(std::string("stratus ") + kVersion + " (git " + kGitHash + ")");
       } else {
+        if (cli.json_log) log::set_format(log::Format::json);
         if (cli.quiet) log::set_level(log::Level::quiet);
         if (cli.verbose) log::set_level(log::Level::debug);
         code = run_command(cli, rt);
       }
     } catch (const InputError& e) {
       // Every rank reads the same input and fails the same way: report once.
-      if (rt.is_root()) log::write_stderr_line(std::string("stratus: error: ") + e.what());
+      if (rt.is_root()) log::fatal(e.what());
       code = 2;
     } catch (const CollectiveError& e) {
       // Every rank agreed on this failure and stands at the same point: report once, end normally.
-      if (rt.is_root()) log::write_stderr_line(std::string("stratus: error: ") + e.what());
+      if (rt.is_root()) log::fatal(e.what());
       code = 1;
     } catch (const std::exception& e) {
       // Possibly this rank's alone, while the others wait in a collective: the message goes out in one
@@ -242,8 +293,7 @@ int main(int argc, char** argv) {
       // ranks fail at once (a write that failed everywhere), rank 0 reports: the others wait longer than
       // that moment, and rank 0's abort ends them first.
       if (rt.size() > 1 && rt.rank() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-      log::write_stderr_line(std::string("stratus: error: ") +
-                             (rt.size() > 1 ? "rank " + std::to_string(rt.rank()) + ": " : std::string()) + e.what());
+      log::fatal((rt.size() > 1 ? "rank " + std::to_string(rt.rank()) + ": " : std::string()) + e.what(), rt.rank());
       code = 1;
       abort_needed = rt.size() > 1;
     }

@@ -45,7 +45,7 @@ for kind in euler md; do
     [[ -f $(chk "$a" "$name" $HALF) && -f $(chk "$a" "$name" $N) ]] || fail "$kind np$np: checkpoints at $HALF and $N missing"
     # the same run in two halves in one directory, as after a preemption: the second restarts from the first
     run_ok "$np" "${base[@]}" --set run.output_dir="$b" --set run.max_steps=$HALF --set run.checkpoint_every=$HALF
-    run_ok "$np" "${base[@]}" --set run.output_dir="$b" --set run.max_steps=$HALF --set run.checkpoint_every=$HALF \
+    run_ok "$np" "${base[@]}" --set run.output_dir="$b" --set run.max_steps=$N --set run.checkpoint_every=$HALF \
       --restart "$(chk "$b" "$name" $HALF)"
     for d in "${data[@]}"; do
       h5diff -q "$(chk "$a" "$name" $N)" "$(chk "$b" "$name" $N)" "/data/$d" "/data/$d" ||
@@ -65,7 +65,7 @@ for kind in euler md; do
   c=$T/${kind}_cross
   mkdir -p "$c"
   cp "$(chk "$T/${kind}_np2_full" "$name" $HALF)" "$c/"
-  run_ok 1 "${base[@]}" --set run.output_dir="$c" --set run.max_steps=$HALF --set run.checkpoint_every=$HALF \
+  run_ok 1 "${base[@]}" --set run.output_dir="$c" --set run.max_steps=$N --set run.checkpoint_every=$HALF \
     --restart "$(chk "$c" "$name" $HALF)"
   # (positions may sit just outside the box between rebuilds, wrapped on one side and not on the other:
   # MD compares velocities)
@@ -92,9 +92,15 @@ sleep 2
 kill -KILL $pid 2> /dev/null || true
 wait $pid 2> /dev/null || true
 if ls "$k"/*.tmp > /dev/null 2>&1; then echo "info: the kill came while a checkpoint was being written (a .tmp is left)"; fi
-run_ok 1 "${MD[@]}" --set run.output_dir="$k" --set run.max_steps=2 --set run.checkpoint_every=1 --restart auto
-steps=$(cut -d, -f1 "$k/lj_melt_history.csv" | tail -n +2 | tr '\n' ' ')
-[[ $steps == 0\ * ]] || fail "after the kill and restart the history starts at '$steps'"
+# the newest valid checkpoint left by the kill is where --restart auto continues
+newest=$(ls "$k"/lj_melt_chk_*.h5 | sed 's/.*_chk_0*\([0-9][0-9]*\)\.h5/\1/' | sort -n | tail -n 1)
+[[ -n $newest && $newest -gt 6 ]] || fail "the killed run left no checkpoint past step 6 (newest: '$newest')"
+"$STRATUS" "${MD[@]}" --set run.output_dir="$k" --set run.max_steps=$((newest + 3)) --set run.checkpoint_every=1 \
+  --restart auto > "$T/log_last" 2>&1 || { cat "$T/log_last" >&2; fail "restart after the kill failed"; }
+grep -q "restarted from .*lj_melt_chk_$(printf %08d "$newest").h5 at step $newest," "$T/log_last" ||
+  { cat "$T/log_last" >&2; fail "--restart auto did not continue from the newest checkpoint (step $newest)"; }
+last=$(tail -n 1 "$k/lj_melt_history.csv" | cut -d, -f1)
+[[ $last == $((newest + 3)) ]] || fail "after the kill the restarted run ended at step '$last', expected $((newest + 3))"
 pass "checkpoint_keep=2 keeps the newest two; a run killed while checkpointing every step restarts with --restart auto"
 
 # (d) damaged checkpoints: exit 2, one message naming the file, the output directory unchanged

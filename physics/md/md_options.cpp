@@ -1,5 +1,7 @@
 // The deck keys of physics "md", declared and read by one binding each (MDParams::bind), then the keys
 // with their own syntax (md.boundary, md.pair_coeff, md.write_data) and the cross-key checks that need no file.
+#include "md/md_options.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -9,7 +11,6 @@
 #include "input/options.hpp"
 #include "io/output_dir.hpp"
 #include "md/integrate.hpp"
-#include "md/md_options.hpp"
 
 namespace stratus::md {
 
@@ -34,7 +35,8 @@ void MDParams::bind(B& o) {
   using P = MDParams;
   o.string(&P::units, "md.units", "lj", "", "unit system (LAMMPS conventions)").one_of({"lj", "real", "metal"});
   o.real(&P::dt, "md.timestep", 0.005, "time", "time step (tau in lj, fs in real, ps in metal)").greater_than(0.0);
-  o.string(&P::data_file, "md.data_file", "", "", "LAMMPS data file (atom style atomic) to start from; empty: a lattice");
+  o.string(&P::data_file, "md.data_file", "", "",
+           "LAMMPS data file (atom style atomic) to start from; empty: a lattice");
   o.string(&P::lattice, "md.lattice", "fcc", "", "lattice of the initial configuration").one_of({"fcc", "bcc", "sc"});
   o.real(&P::density, "md.density", 0.8442, "1/sigma^3", "lj units: reduced number density of the lattice")
       .greater_than(0.0);
@@ -43,7 +45,8 @@ void MDParams::bind(B& o) {
       .at_least(0.0);
   o.integers(&P::cells, "md.cells", {10, 10, 10}, "cells", "unit cells of the lattice in x y z").at_least(1);
   o.integer(&P::ntypes, "md.ntypes", 1, "", "atom types of a lattice system").at_least(1).at_most(64);
-  o.reals(&P::type_fractions, "md.type_fractions", {1.0}, "1", "lattice: fraction of the atoms of each type (one per type)")
+  o.reals(&P::type_fractions, "md.type_fractions", {1.0}, "1",
+          "lattice: fraction of the atoms of each type (one per type)")
       .at_least(0.0);
   o.integer(&P::type_seed, "md.type_seed", 4321, "", "seed of the random assignment of lattice atoms to types")
       .at_least(1);
@@ -58,7 +61,7 @@ void MDParams::bind(B& o) {
            "distribution of the initial velocity components (uniform: LAMMPS' default), scaled to the "
            "exact temperature");
   o.real(&P::cutoff, "md.cutoff", 2.5, "length", "global Lennard-Jones cutoff").greater_than(0.0);
-  o.real(&P::skin, "md.skin", 0.3, "length", "neighbor-list skin").at_least(0.0);
+  o.real(&P::skin, "md.skin", 0.3, "length", "neighbor-list skin").at_least(0.0).may_change_on_restart();
   o.boolean(&P::shift, "md.shift", false, "", "shift the pair energy to zero at the cutoff");
   o.reals(&P::epsilon, "md.epsilon", {1.0}, "energy", "Lennard-Jones epsilon per type (one value: every type)")
       .at_least(0.0);
@@ -67,10 +70,13 @@ void MDParams::bind(B& o) {
   o.choice(&P::mixing, "md.mixing", kMixings, Mixing::geometric, "mixing rule of unlike pairs");
   o.string(&P::pair_coeff, "md.pair_coeff", "", "",
            "explicit unlike pairs 'i j epsilon sigma [cutoff]', several separated by commas");
-  o.choice(&P::list, "md.neighbor", kLists, ListKind::automatic, "neighbor list: half (Newton, CPUs), full (GPUs), auto");
+  o.choice(&P::list, "md.neighbor", kLists, ListKind::automatic,
+           "neighbor list: half (Newton, CPUs), full (GPUs), auto")
+      .may_change_on_restart();
   o.boolean(&P::newton, "md.newton", true, "",
             "half lists: compute a pair with a ghost once and sum the ghost's force back to its owner "
-            "(false: compute it on both sides, no reverse communication)");
+            "(false: compute it on both sides, no reverse communication)")
+      .may_change_on_restart();
   o.choice(&P::ensemble, "md.ensemble", kEnsembles, Ensemble::nve, "nve, langevin (BAOAB) or nhc (Nose-Hoover chain)");
   o.real(&P::t_target, "md.t_target", 1.0, "temperature", "thermostat (and rescale) target temperature")
       .greater_than(0.0);
@@ -78,7 +84,8 @@ void MDParams::bind(B& o) {
       .greater_than(0.0);
   o.integer(&P::nhc_chain, "md.nhc_chain", 3, "", "Nose-Hoover chain length").at_least(1).at_most(10);
   o.integer(&P::thermostat_seed, "md.thermostat_seed", 48279, "", "seed of the Langevin noise").at_least(1);
-  o.integer(&P::rescale_every, "md.rescale_every", 0, "steps", "rescale velocities to md.t_target every N steps (0: never)")
+  o.integer(&P::rescale_every, "md.rescale_every", 0, "steps",
+            "rescale velocities to md.t_target every N steps (0: never)")
       .at_least(0);
   o.real(&P::rescale_window, "md.rescale_window", 0.0, "temperature", "rescale only when |T - t_target| exceeds this")
       .at_least(0.0);
@@ -86,12 +93,16 @@ void MDParams::bind(B& o) {
             "remove the centre-of-mass velocity every N steps (0: never)")
       .at_least(0);
   o.string(&P::write_data, "md.write_data", "", "",
-           "file name of a LAMMPS data file written into run.output_dir at the end of the run (empty: none)");
+           "file name of a LAMMPS data file written into run.output_dir at the end of the run (empty: none)")
+      .may_change_on_restart();
   o.boolean(&P::trajectory, "md.trajectory", true, "",
             "write H5MD trajectory frames (NAME.h5md, with NAME.xmf for ParaView) at run.snapshot_every; atom "
-            "ids must be 1..N");
-  o.boolean(&P::trajectory_velocities, "md.trajectory_velocities", true, "", "trajectory frames include velocities");
-  o.boolean(&P::trajectory_forces, "md.trajectory_forces", false, "", "trajectory frames include forces");
+            "ids must be 1..N")
+      .may_change_on_restart();
+  o.boolean(&P::trajectory_velocities, "md.trajectory_velocities", true, "", "trajectory frames include velocities")
+      .may_change_on_restart();
+  o.boolean(&P::trajectory_forces, "md.trajectory_forces", false, "", "trajectory frames include forces")
+      .may_change_on_restart();
 }
 
 void declare_md_options(OptionRegistry& reg) { declare_options<MDParams>(reg); }
@@ -104,13 +115,13 @@ MDParams MDParams::from_deck(const Deck& deck) {
     std::string tok;
     int d = 0;
     while (is >> tok) {
-      STRATUS_INPUT_REQUIRE(d < 3 && (tok == "p" || tok == "f"),
-                            "key 'md.boundary' = '" << p.boundary
-                                                    << "': give three of p (periodic) or f (fixed), e.g. 'p p f'");
+      STRATUS_INPUT_REQUIRE(
+          d < 3 && (tok == "p" || tok == "f"),
+          "key 'md.boundary' = '" << p.boundary << "': give three of p (periodic) or f (fixed), e.g. 'p p f'");
       p.periodic[static_cast<std::size_t>(d++)] = tok == "p";
     }
-    STRATUS_INPUT_REQUIRE(d == 3, "key 'md.boundary' = '" << p.boundary
-                                                          << "': give three of p (periodic) or f (fixed)");
+    STRATUS_INPUT_REQUIRE(d == 3,
+                          "key 'md.boundary' = '" << p.boundary << "': give three of p (periodic) or f (fixed)");
   }
   {
     std::string text = p.pair_coeff;
@@ -137,6 +148,11 @@ MDParams MDParams::from_deck(const Deck& deck) {
     check_output_file_name("md.write_data", p.write_data);
     p.write_data = (std::filesystem::path(deck.get_string("run.output_dir")) / p.write_data).string();
   }
+  // One time step: MD takes it from md.timestep; run.dt (the grid physics' fixed step) may only repeat it.
+  const double run_dt = deck.is_set("run.dt") ? deck.get_real("run.dt") : 0.0;
+  STRATUS_INPUT_REQUIRE(run_dt == 0.0 || run_dt == p.dt,
+                        "key 'run.dt' = " << run_dt << " disagrees with 'md.timestep' = " << p.dt
+                                          << ": MD steps by md.timestep; leave run.dt at 0 (or set it equal)");
   Units::named(p.units);
   if (p.data_file.empty()) {
     STRATUS_INPUT_REQUIRE(p.units == "lj" || p.lattice_constant > 0.0,

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/timer.hpp"
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -277,6 +278,7 @@ void MDSimulation::initialize() {
 }
 
 void MDSimulation::rebuild() {
+  ScopedPhase phase(Phase::neighbor);
   pc_->borders(atoms_);
   list_->build(atoms_.x, atoms_.n_local, atoms_.n_ghost, pc_->ghost_lo(), pc_->ghost_hi());
   ++reneighbors_;

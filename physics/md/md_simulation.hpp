@@ -22,8 +22,6 @@
 
 namespace stratus::md {
 
-
-
 /// Thermodynamic state (global, identical on every rank), in the units and normalisation of the thermo
 /// output (per atom in lj units).
 struct Thermo {
@@ -45,6 +43,9 @@ class MDSimulation : public Simulation {
   /// decomposition against cutoff + skin) without allocating the state; `check` runs it, initialize()
   /// reuses its result.
   void preflight() override;
+  std::vector<std::string> input_files() const override {
+    return p_.data_file.empty() ? std::vector<std::string>{} : std::vector<std::string>{p_.data_file};
+  }
   void initialize() override;
   double stable_dt() const override { return p_.dt; }
   void advance(const Clock& clock, double dt) override;

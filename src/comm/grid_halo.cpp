@@ -1,6 +1,7 @@
 // GridHalo: plan construction, pack/unpack kernels and the non-blocking message exchange.
 #include "comm/grid_halo.hpp"
 
+#include "core/timer.hpp"
 #include "core/error.hpp"
 
 namespace stratus {
@@ -215,6 +216,7 @@ void GridHalo::wait_sends() {
 }
 
 void GridHalo::start(const Field4D& f) {
+  ScopedPhase phase(Phase::communication);
   STRATUS_REQUIRE(!in_flight_, "halo start() called twice without finish()");
   const int nvar = static_cast<int>(f.extent(0));
   STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);
@@ -233,6 +235,7 @@ void GridHalo::start(const Field4D& f) {
 }
 
 void GridHalo::finish(const Field4D& f) {
+  ScopedPhase phase(Phase::communication);
   STRATUS_REQUIRE(in_flight_, "halo finish() without start()");
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) == active_nvar_, "halo finish() on a different field than start()");
   wait_recvs();
@@ -246,6 +249,7 @@ void GridHalo::finish(const Field4D& f) {
 }
 
 void GridHalo::scatter_add(const Field4D& f) {
+  ScopedPhase phase(Phase::communication);
   STRATUS_REQUIRE(!in_flight_, "halo scatter_add() during an exchange");
   const int nvar = static_cast<int>(f.extent(0));
   STRATUS_REQUIRE(nvar >= 1 && nvar <= max_vars_, "halo planned for " << max_vars_ << " variables, field has " << nvar);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "comm/particle_fields.hpp"
+#include "core/timer.hpp"
 #include "core/agree.hpp"
 #include "core/error.hpp"
 
@@ -183,6 +184,7 @@ ParticleComm::ParticleComm(MPI_Comm comm, Real3 lo, Real3 hi, std::array<bool, 3
 void ParticleComm::agree(const std::string& msg) const { agree_all_or_throw(comm(), msg.empty(), msg); }
 
 void ParticleComm::exchange(Particles& p) {
+  ScopedPhase phase(Phase::communication);
   p.n_ghost = 0;
   planned_ = false;
   long long before = p.n_local, total_before = 0;
@@ -264,6 +266,7 @@ void ParticleComm::migrate(Particles& p, int d) {
 }
 
 void ParticleComm::borders(Particles& p) {
+  ScopedPhase phase(Phase::communication);
   p.n_ghost = 0;
   ghosts_sent_ = 0;
   int n_select = 0;
@@ -298,6 +301,7 @@ void ParticleComm::borders(Particles& p) {
 }
 
 void ParticleComm::forward(Particles& p) {
+  ScopedPhase phase(Phase::communication);
   STRATUS_REQUIRE(planned_ && p.n_total() == planned_total_,
                   "particle_comm: forward() needs borders() first (after every exchange())");
   // The two swaps of a direction select from the rows present before it, so they are independent: both
@@ -357,6 +361,7 @@ void ParticleComm::forward(Particles& p) {
 }
 
 void ParticleComm::reverse(Particles& p, const ParticleVec& a) {
+  ScopedPhase phase(Phase::communication);
   STRATUS_REQUIRE(planned_ && p.n_total() == planned_total_,
                   "particle_comm: reverse() needs borders() first (after every exchange())");
   const int n = p.n_total();

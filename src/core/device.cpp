@@ -173,4 +173,27 @@ std::string device_info() {
   return os.str();
 }
 
+std::string device_pci_bus_id() {
+#ifdef KOKKOS_ENABLE_CUDA
+  char bus[64] = {0};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, Kokkos::Cuda().cuda_device()) != cudaSuccess) return {};
+  // CUDA writes a 4-digit domain ("0000:3B:00.0"); NVML's handles take the 8-digit one.
+  std::string id(bus);
+  if (id.size() > 4 && id[4] == ':') id = "0000" + id;
+  return id;
+#else
+  return {};
+#endif
+}
+
+double device_memory_used_bytes() {
+#ifdef KOKKOS_ENABLE_CUDA
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return -1.0;
+  return static_cast<double>(total_b - free_b);
+#else
+  return -1.0;
+#endif
+}
+
 }  // namespace stratus

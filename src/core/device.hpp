@@ -30,4 +30,9 @@ std::string prepare_device(MPI_Comm comm, int argc, char** argv);
 /// driver and runtime versions) for `stratus info`; call after Kokkos::initialize.
 std::string device_info();
 
+/// The PCI bus id of this rank's GPU ("00000000:3B:00.0", NVML's form), or "" in a build without CUDA.
+std::string device_pci_bus_id();
+/// Bytes in use on this rank's GPU (all processes), or -1 in a build without CUDA.
+double device_memory_used_bytes();
+
 }  // namespace stratus

@@ -2,16 +2,27 @@
 #include "core/log.hpp"
 
 #include <mpi.h>
-
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <iostream>
 #include <sstream>
 
+#include "core/json.hpp"
+
 namespace stratus::log {
 namespace {
+std::string utc_now_text() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 Level g_level = Level::info;
+Format g_format = Format::text;
 int rank() {
   int init = 0, fin = 0, r = 0;
   MPI_Initialized(&init);
@@ -21,18 +32,44 @@ int rank() {
 }
 }  // namespace
 
+/// One JSON log line (no newline).
+std::string json_line(const char* level, int r, const std::string& msg) {
+  return "{\"time\":" + json_quote(utc_now_text()) + ",\"level\":\"" + level + "\",\"rank\":" + std::to_string(r) +
+         ",\"message\":" + json_quote(msg) + "}";
+}
+
 void set_level(Level l) { g_level = l; }
+void set_format(Format f) { g_format = f; }
 Level level() { return g_level; }
 
 void info(const std::string& msg) {
-  if (g_level >= Level::info && rank() == 0) std::cout << msg << std::endl;
+  if (g_level < Level::info || rank() != 0) return;
+  if (g_format == Format::json)
+    std::cout << json_line("info", 0, msg) << std::endl;
+  else
+    std::cout << msg << std::endl;
 }
 void debug(const std::string& msg) {
-  if (g_level >= Level::debug && rank() == 0) std::cout << msg << std::endl;
+  if (g_level < Level::debug || rank() != 0) return;
+  if (g_format == Format::json)
+    std::cout << json_line("debug", 0, msg) << std::endl;
+  else
+    std::cout << msg << std::endl;
 }
 // Warnings and errors go out in one write each, so lines of different ranks never interleave mid-line.
-void warn(const std::string& msg) { write_stderr_line("[rank " + std::to_string(rank()) + "] warning: " + msg); }
-void error(const std::string& msg) { write_stderr_line("[rank " + std::to_string(rank()) + "] error: " + msg); }
+void warn(const std::string& msg) {
+  const int r = rank();
+  write_stderr_line(g_format == Format::json ? json_line("warning", r, msg)
+                                             : "[rank " + std::to_string(r) + "] warning: " + msg);
+}
+void error(const std::string& msg) {
+  const int r = rank();
+  write_stderr_line(g_format == Format::json ? json_line("error", r, msg)
+                                             : "[rank " + std::to_string(r) + "] error: " + msg);
+}
+void fatal(const std::string& msg, int r) {
+  write_stderr_line(g_format == Format::json ? json_line("error", r, msg) : "stratus: error: " + msg);
+}
 
 std::string bytes_text(double b) {
   std::ostringstream os;

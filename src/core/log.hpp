@@ -1,4 +1,5 @@
-// Logging: info lines from rank 0 only (unless verbose), warnings and errors tagged with the rank.
+// Logging: info lines from rank 0 only, warnings and errors tagged with the rank; plain text or one JSON
+// object per message.
 // Not thread-safe and not meant for device code.
 #pragma once
 #include <sstream>
@@ -10,6 +11,14 @@ enum class Level { quiet = 0, info = 1, debug = 2 };
 
 void set_level(Level level);
 Level level();
+
+/// text: plain lines; json: one JSON object per message on its own line ({"time", "level", "rank",
+/// "message"}), for log collectors (--log-format json).
+enum class Format { text, json };
+void set_format(Format format);
+
+/// The process' final error, once, to stderr: "stratus: error: MSG" (or its JSON line), in one write.
+void fatal(const std::string& msg, int rank = 0);
 
 /// Printed by rank 0 only.
 void info(const std::string& msg);

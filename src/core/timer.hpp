@@ -1,43 +1,68 @@
-// Named wall-clock timers that accumulate over a run, each also a Kokkos profiling region, and a
-// report of min/avg/max over ranks. Timing fences the default execution space so that device work is
-// counted where it is launched. Not for timing inside kernels.
+// Where a run's wall time goes: a fixed set of phases, timed exclusively (a phase entered inside another
+// stops the outer one's clock until it ends), so that the phases of a run add up to its wall time. The
+// run loop opens the outer phases (initialise, stepping compute, diagnostics, snapshots, checkpoints);
+// communication and neighbor-list code open theirs inside the step. Every phase is also a Kokkos
+// profiling region. Entering and leaving fences the default execution space, so that device work is
+// counted in the phase that launched it. Process-wide; not for use inside kernels or from threads.
 #pragma once
 #include <mpi.h>
 
-#include <map>
+#include <array>
 #include <string>
 
 namespace stratus {
 
-class Timers {
- public:
-  /// Starts timer `name` (nesting different names is fine; the same name must not nest).
-  void start(const std::string& name);
-  void stop(const std::string& name);
-  double seconds(const std::string& name) const;
-  /// Table of min/avg/max seconds over the ranks of comm; collective; the string is valid on rank 0.
-  std::string report(MPI_Comm comm) const;
+enum class Phase : int {
+  startup,        // before the run loop: runtime, deck, set-up checks (set from the process start)
+  initialize,     // initial state, restart
+  compute,        // stepping, less what follows
+  communication,  // halo and ghost exchange, atom migration
+  neighbor,       // neighbor-list builds
+  diagnostics,    // history rows and their reductions
+  snapshots,      // grid snapshots and trajectory frames
+  checkpoints,    // checkpoint writes
+  finish,         // final output, report
+  count
+};
+constexpr int kPhases = static_cast<int>(Phase::count);
+/// "startup", "initialize", "compute", ... (JSON keys of the run report).
+const char* phase_name(Phase p);
 
- private:
-  struct Entry {
-    double total = 0.0;
-    double started = -1.0;
-    long calls = 0;
-  };
-  std::map<std::string, Entry> entries_;
+class Phases {
+ public:
+  /// Records the start of the process (the first statement of main), so that reset() can count the
+  /// start-up.
+  static void mark_process_start();
+  /// Starts the clock: every phase at zero but `startup` (the time since mark_process_start()), none open,
+  /// the time until the first begin() charged to `outer`.
+  static void reset(Phase outer = Phase::compute);
+  /// Enters phase p (nesting allowed, also of the same phase).
+  static void begin(Phase p);
+  /// Leaves the innermost phase.
+  static void end();
+  /// Adds seconds measured elsewhere (e.g. the start-up before reset()).
+  static void add(Phase p, double seconds);
+  /// Exclusive seconds per phase up to now (the open phases included).
+  static std::array<double, kPhases> seconds();
 };
 
-/// Starts a timer on construction and stops it on destruction.
-class ScopedTimer {
+/// Enters a phase on construction and leaves it on destruction.
+class ScopedPhase {
  public:
-  ScopedTimer(Timers& t, std::string name) : t_(t), name_(std::move(name)) { t_.start(name_); }
-  ~ScopedTimer() { t_.stop(name_); }
-  ScopedTimer(const ScopedTimer&) = delete;
-  ScopedTimer& operator=(const ScopedTimer&) = delete;
-
- private:
-  Timers& t_;
-  std::string name_;
+  explicit ScopedPhase(Phase p) { Phases::begin(p); }
+  ~ScopedPhase() { Phases::end(); }
+  ScopedPhase(const ScopedPhase&) = delete;
+  ScopedPhase& operator=(const ScopedPhase&) = delete;
 };
+
+/// min, mean and max over the ranks of comm of each phase's seconds (collective; valid on every rank).
+struct PhaseStats {
+  std::array<double, kPhases> min{}, mean{}, max{};
+};
+PhaseStats reduce_phases(MPI_Comm comm, const std::array<double, kPhases>& local);
+
+/// Table of min/avg/max seconds per phase (those above zero on some rank), each phase's share of the
+/// total and its max / avg over the ranks.
+std::string phase_table(const PhaseStats& s);
 
 }  // namespace stratus

@@ -32,9 +32,11 @@ template <class B>
 void ParallelParams::bind(B& o) {
   o.integers(&ParallelParams::decomp, "parallel.decomp", {0, 0, 0}, "ranks",
              "MPI ranks per direction (x y z); 0 = chosen automatically; each must divide its cells")
-      .at_least(0);
+      .at_least(0)
+      .may_change_on_restart();
   o.choice(&ParallelParams::transport, "parallel.halo_transport", kTransport, HaloTransport::host_staged,
-           "how halo buffers reach MPI on GPUs: copied through host memory, or passed to a GPU-aware MPI");
+           "how halo buffers reach MPI on GPUs: copied through host memory, or passed to a GPU-aware MPI")
+      .may_change_on_restart();
 }
 
 void declare_grid_options(OptionRegistry& reg) {

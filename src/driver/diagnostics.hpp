@@ -65,7 +65,10 @@ class DiagnosticsPlan {
   /// Collective over comm: the row from this rank's partial values (hidden columns too with `hidden`).
   Diagnostics evaluate(MPI_Comm comm, const LocalReductions& local, double dt, bool hidden = false) const;
   /// Records the reference values of relative_change columns from a row of this plan (with hidden columns).
-  void set_reference(const Diagnostics& d) { reference_ = d; has_reference_ = true; }
+  void set_reference(const Diagnostics& d) {
+    reference_ = d;
+    has_reference_ = true;
+  }
   bool has_reference() const { return has_reference_; }
 
  private:

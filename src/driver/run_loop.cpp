@@ -2,92 +2,35 @@
 #include "driver/run_loop.hpp"
 
 #include <cmath>
-#include <unistd.h>
-
-#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 
+#include "core/agree.hpp"
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "driver/run_control.hpp"
+#include "driver/run_report.hpp"
+#include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
+#include "io/metrics_file.hpp"
 #include "io/output_dir.hpp"
 #include "io/space.hpp"
 
 namespace stratus {
 
 namespace {
-volatile std::sig_atomic_t g_stop_signal = 0;
-volatile std::sig_atomic_t g_stop_grace = 0;  // seconds; 0: no limit
-
-/// write(2) of a NUL-terminated message: async-signal-safe.
-void signal_safe_message(const char* msg) {
-  std::size_t n = 0;
-  while (msg[n] != '\0') ++n;
-  while (n > 0) {
-    const ssize_t w = ::write(STDERR_FILENO, msg, n);
-    if (w <= 0) return;
-    msg += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-
-// The first stop signal asks the run loop to stop at the next step (writing the final output); it also
-// arms an alarm, because a rank stuck in I/O or communication would never get there. A second stop
-// signal ends the process at once.
-extern "C" void on_stop_signal(int sig) {
-  if (g_stop_signal != 0) {
-    signal_safe_message("stratus: error: a second stop signal: exiting at once, without final output\n");
-    ::_exit(128 + sig);
-  }
-  g_stop_signal = sig;
-  if (g_stop_grace > 0) ::alarm(static_cast<unsigned>(g_stop_grace));
-}
-extern "C" void on_stop_alarm(int) {
-  signal_safe_message(
-      "stratus: error: the run did not reach a safe point within run.stop_grace seconds of the stop signal "
-      "(stuck in I/O or communication); exiting without final output\n");
-  ::_exit(1);
-}
-
-void install_stop_handlers(long grace) {
-  g_stop_signal = 0;
-  g_stop_grace = static_cast<std::sig_atomic_t>(grace);
-  std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGUSR1, on_stop_signal);
-  std::signal(SIGALRM, on_stop_alarm);
-}
-
-void remove_stop_handlers() {
-  ::alarm(0);
-  std::signal(SIGTERM, SIG_DFL);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGUSR1, SIG_DFL);
-  std::signal(SIGALRM, SIG_DFL);
-}
-
-/// Removes the stop handlers when a run ends, however it ends.
-struct StopHandlers {
-  explicit StopHandlers(long grace) { install_stop_handlers(grace); }
-  ~StopHandlers() { remove_stop_handlers(); }
-  StopHandlers(const StopHandlers&) = delete;
-  StopHandlers& operator=(const StopHandlers&) = delete;
-};
 
 std::string fmt(double v, int prec = 6) {
   std::ostringstream os;
   os << std::setprecision(prec) << v;
   return os.str();
 }
-}  // namespace
-
-
-
-namespace {
 
 /// The owned cells of a grid state as one (var, k, j, i) block, i fastest (host copy).
 std::vector<double> owned_block(const GridFields& f) {
@@ -103,7 +46,9 @@ std::vector<double> owned_block(const GridFields& f) {
 }
 
 void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, const RunParams& rp, MPI_Comm comm,
-                      int size) {
+                      int size, RunControl& control) {
+  ScopedPhase phase(Phase::checkpoints);
+  const double t0 = MPI_Wtime();
   CheckpointMeta meta;
   meta.physics = rp.physics;
   meta.step = clock.step;
@@ -111,6 +56,7 @@ void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, con
   meta.deck_text = deck.resolved_text();
   meta.nranks = size;
   const std::string path = checkpoint_path(rp.output_dir, rp.name, clock.step);
+  control.checkpoint_begins();
   try {
     CheckpointWriter w(comm, path, meta);
     if (auto f = sim.checkpoint_fields())
@@ -119,16 +65,16 @@ void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, con
     sim.write_checkpoint(w);
     w.commit(rp.checkpoint_keep);
   } catch (const CollectiveError&) {
+    control.checkpoint_ends(MPI_Wtime() - t0);
     throw;
   } catch (const Error& e) {
+    control.checkpoint_ends(MPI_Wtime() - t0);
     throw Error(e.what() + space_hint(path));
   }
+  control.checkpoint_ends(MPI_Wtime() - t0);
   log::info("wrote checkpoint " + path);
 }
 
-/// Restores sim (initialised) from a checkpoint; returns the step it continues from, or -1 when
-/// `restart` is "auto" and the run has no checkpoint at all yet (a fresh start, as in a job script that
-/// always passes --restart auto). Checkpoint files that all fail validation are an InputError.
 /// The checkpoint `restart` names (a path, or "auto": the newest valid one of the run), or "" for "auto"
 /// when the run has none yet. InputError when "auto" finds only invalid ones.
 std::string resolve_restart(const RunParams& rp, MPI_Comm comm, const std::string& restart) {
@@ -157,12 +103,25 @@ std::string resolve_restart(const RunParams& rp, MPI_Comm comm, const std::strin
   return path;
 }
 
-/// Restores the state and the clock from the checkpoint `restart` names; the step restored, or -1 when
-/// there is none to restore ("auto" before the first checkpoint).
-long restore(Simulation& sim, Clock& clock, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
-  const std::string path = resolve_restart(rp, comm, restart);
-  if (path.empty()) return -1;
-  CheckpointReader r(comm, path, rp.physics);
+/// InputError naming every key that alters the physics and differs between the deck and the one stored
+/// in the checkpoint `path` (what may change on a restart is marked in the key's declaration).
+void check_deck_unchanged(const Deck& deck, const CheckpointReader& r, const std::string& path) {
+  const auto changes = deck.physics_changes(r.meta().deck_text, "the deck stored in " + path);
+  if (changes.empty()) return;
+  std::ostringstream os;
+  os << "restart from '" << path << "': the deck changes " << changes.size()
+     << (changes.size() == 1 ? " key that alters" : " keys that alter") << " the physics of the run: ";
+  for (std::size_t i = 0; i < changes.size(); ++i)
+    os << (i ? "; " : "") << "'" << changes[i].key << "' = '" << changes[i].value << "' (the checkpoint has '"
+       << changes[i].other << "')";
+  os << ". Restore " << (changes.size() == 1 ? "it" : "them")
+     << ", or start a new run (another run.name or run.output_dir). May change on a restart: the end "
+        "(run.t_end, run.max_steps), output and checkpoint cadence, wall-time and decomposition keys";
+  throw InputError(os.str());
+}
+
+/// Restores the state and the clock from checkpoint reader `r` into sim (initialised).
+void restore(Simulation& sim, Clock& clock, CheckpointReader& r, const std::string& path) {
   clock.step = r.meta().step;
   clock.time = r.meta().time;
   if (auto f = sim.checkpoint_fields()) {
@@ -180,44 +139,147 @@ long restore(Simulation& sim, Clock& clock, const RunParams& rp, MPI_Comm comm, 
   sim.read_checkpoint(r);
   log::info("restarted from " + path + " at step " + std::to_string(r.meta().step) + ", t = " + fmt(r.meta().time) +
             " " + sim.time_unit() + " (written on " + std::to_string(r.meta().nranks) + " rank(s))");
-  return r.meta().step;
+}
+
+std::string done_path(const RunParams& rp) { return rp.output_dir + "/" + rp.name + ".done"; }
+
+/// Whether a run at (step, time) has reached the end the deck sets.
+bool reaches_end(const RunParams& rp, long step, double time) {
+  return (rp.max_steps > 0 && step >= rp.max_steps) || time >= rp.t_end - 1e-12 * rp.t_end;
+}
+
+/// The completion marker of the run, if there is one: (step, time). Collective; InputError naming the
+/// file when it cannot be read.
+std::optional<std::pair<long, double>> read_completion(MPI_Comm comm, const RunParams& rp) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  double v[3] = {0.0, 0.0, 0.0};  // found, step, time
+  std::string err;
+  if (rank == 0) {
+    std::ifstream in(done_path(rp));
+    if (in) {
+      std::ostringstream text;
+      text << in.rdbuf();
+      try {
+        const JsonValue j = parse_json(text.str(), done_path(rp));
+        v[1] = j.at("step").as_number();
+        v[2] = j.at("time").as_number();
+        v[0] = 1.0;
+      } catch (const Error& e) {
+        err = std::string("the completion marker ") + done_path(rp) + " is damaged (" + e.what() +
+              "): remove it to continue the run from its newest checkpoint";
+      }
+    }
+  }
+  int bad = err.empty() ? 0 : 1;
+  STRATUS_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  if (bad) throw InputError(bcast_string(comm, err));
+  STRATUS_MPI_CHECK(MPI_Bcast(v, 3, MPI_DOUBLE, 0, comm));
+  if (v[0] == 0.0) return std::nullopt;
+  return std::make_pair(static_cast<long>(v[1]), v[2]);
+}
+
+void write_completion(const RunParams& rp, const Clock& clock) {
+  JsonWriter w;
+  w.begin_object().key("schema").value("stratus-run-complete").key("step").value(clock.step);
+  w.key("time").value(clock.time).key("completed_at").value(utc_now()).end_object();
+  write_file_atomically(done_path(rp), w.str() + "\n");
 }
 
 }  // namespace
 
-void validate_restart(const RunParams& rp, MPI_Comm comm, const std::string& restart) {
-  const std::string path = resolve_restart(rp, comm, restart);
-  if (path.empty()) return;
-  const CheckpointReader r(comm, path, rp.physics);
-  log::info("restart file " + path + ": step " + std::to_string(r.meta().step) + ", t = " + fmt(r.meta().time) +
-            ", written on " + std::to_string(r.meta().nranks) + " rank(s): OK");
+RestartPlan plan_restart(const Deck& deck, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+  RestartPlan plan;
+  if (restart.empty()) return plan;
+  if (restart == "auto") {
+    if (const auto done = read_completion(comm, rp)) {
+      plan.completed_step = done->first;
+      plan.completed_time = done->second;
+      if (reaches_end(rp, done->first, done->second)) {
+        plan.complete = true;
+        return plan;
+      }
+    }
+  }
+  plan.checkpoint = resolve_restart(rp, comm, restart);
+  if (plan.checkpoint.empty()) {
+    if (plan.completed_step >= 0)
+      throw InputError("run '" + rp.name + "' in '" + rp.output_dir + "' is complete at step " +
+                       std::to_string(plan.completed_step) +
+                       " and the deck now ends later, but there is no checkpoint " +
+                       "to continue from (set run.checkpoint_every to keep one at the end); start a new run instead");
+    return plan;
+  }
+  plan.reader = std::make_shared<CheckpointReader>(comm, plan.checkpoint, rp.physics);
+  check_deck_unchanged(deck, *plan.reader, plan.checkpoint);
+  return plan;
+}
+
+void validate_restart(const Deck& deck, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
+  const RestartPlan plan = plan_restart(deck, rp, comm, restart);
+  if (plan.complete) {
+    log::info("run '" + rp.name + "' in '" + rp.output_dir + "' is complete at step " +
+              std::to_string(plan.completed_step) + ": --restart auto has nothing to do");
+    return;
+  }
+  if (plan.checkpoint.empty()) return;
+  const CheckpointReader& r = *plan.reader;
+  log::info("restart file " + plan.checkpoint + ": step " + std::to_string(r.meta().step) + ", t = " +
+            fmt(r.meta().time) + ", written on " + std::to_string(r.meta().nranks) + " rank(s), deck unchanged: OK");
 }
 
 RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp, MPI_Comm comm,
-                         const std::string& restart) {
+                         const RestartPlan& plan) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  Timers timers;
-  const double wall0 = MPI_Wtime();
+  if (plan.complete) {
+    log::info("run '" + rp.name + "' in '" + rp.output_dir + "' is complete at step " +
+              std::to_string(plan.completed_step) + ", t = " + fmt(plan.completed_time) + " " + sim.time_unit() + " (" +
+              rp.name + ".done): nothing to do");
+    return RunStatus::completed;
+  }
+  Phases::reset(Phase::compute);
 
   // The clock is the run loop's: the physics reads it, a checkpoint restores it.
   Clock clock;
-  timers.start("initialize");
-  sim.initialize();
-  const long resume_step = restart.empty() ? -1 : restore(sim, clock, rp, comm, restart);
-  timers.stop("initialize");
-
-  StopHandlers stop_handlers(rp.stop_grace);
+  long resume_step = -1;
+  {
+    ScopedPhase phase(Phase::initialize);
+    sim.initialize();
+    if (plan.reader) {
+      restore(sim, clock, *plan.reader, plan.checkpoint);
+      resume_step = clock.step;
+    }
+  }
+  const double start = MPI_Wtime();
+  RunControl control(comm, walltime_deadline(comm, rp.max_walltime_s, start), rp.walltime_margin, rp.stop_grace);
 
   // Output starts here, after the deck, the set-up and a restart file are known to be good: first the
-  // lock on the output directory, so that no other run of this name writes there at the same time.
+  // lock on the output directory, so that no other run of this name writes there at the same time; then
+  // a fresh start moves the files of an earlier run of the same name aside, and a continued run is no
+  // longer complete.
   const OutputLock lock(comm, rp.output_dir, rp.name);
+  if (resume_step < 0) {
+    move_aside_earlier_run(comm, rp.output_dir, rp.name);
+  } else if (rank == 0) {
+    std::error_code ec;
+    std::filesystem::remove(done_path(rp), ec);
+  }
+  std::vector<std::string> inputs = sim.input_files();
+  if (deck.source().rfind('<', 0) != 0) inputs.insert(inputs.begin(), deck.source());
+  if (!plan.checkpoint.empty()) inputs.push_back(plan.checkpoint);
+  RunReport report(comm, rp, deck, sim, inputs, resume_step >= 0);
+  RunProgress progress;
+  progress.step0 = progress.step = clock.step;
+  progress.time0 = progress.time = clock.time;
+  progress.started = start;
+
   std::unique_ptr<GridSnapshotWriter> writer;
   Provenance prov{rp.physics, deck.text(), deck.resolved_text(), sim.length_unit(), sim.time_unit()};
   double own_bytes = 0.0, own_seconds = 0.0;  // the simulation's own snapshot output (trajectories)
   auto snapshot = [&]() {
-    ScopedTimer t(timers, "output");
+    ScopedPhase phase(Phase::snapshots);
     const double t0 = MPI_Wtime();
     try {
       own_bytes += sim.write_snapshot(clock, rp.output_dir, rp.name);
@@ -239,7 +301,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   };
   std::unique_ptr<HistoryTable> history;
   auto record = [&](double dt) {
-    ScopedTimer t(timers, "diagnostics");
+    ScopedPhase phase(Phase::diagnostics);
     Diagnostics d = sim.diagnostics(clock, dt);
     if (!history) {
       std::vector<std::string> cols{"step", "time", "dt"};
@@ -257,9 +319,10 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   auto diverged = [&](const std::string& what, bool nonfinite) {
     std::string where = nonfinite ? sim.locate_nonfinite() : std::string();
     snapshot();
-    throw CollectiveError("the run diverged at step " + std::to_string(clock.step) + ", time " + fmt(clock.time, 10) + " " +
-                sim.time_unit() + ": " + what + (where.empty() ? "" : "; first non-finite value: " + where) +
-                "; the last state is in the final snapshot in " + rp.output_dir);
+    throw CollectiveError("the run diverged at step " + std::to_string(clock.step) + ", time " + fmt(clock.time, 10) +
+                          " " + sim.time_unit() + ": " + what +
+                          (where.empty() ? "" : "; first non-finite value: " + where) +
+                          "; the last state is in the final snapshot in " + rp.output_dir);
   };
   auto check_finite = [&](const Diagnostics& d) {
     for (std::size_t i = 0; i < d.values.size(); ++i)
@@ -268,71 +331,89 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     if (!why.empty()) diverged(why, false);
   };
 
-  snapshot();
-  check_finite(record(0.0));
-
-  const double eps = 1e-12 * rp.t_end;
-  long progress_every = rp.progress_every;
   RunStatus status = RunStatus::completed;
-  double last_dt = 0.0;
-  long last_snapshot = clock.step;
-  long last_checkpoint = clock.step;
+  std::string reason;
   const long step0 = clock.step;
-  timers.start("evolve");
-  while (clock.time < rp.t_end - eps && (rp.max_steps == 0 || clock.step - step0 < rp.max_steps)) {
-    double dt = rp.dt > 0.0 ? rp.dt : sim.stable_dt();
-    if (!(dt > 0.0) || !std::isfinite(dt)) diverged("the stable time step is " + fmt(dt), !std::isfinite(dt));
-    if (clock.time + dt > rp.t_end) dt = rp.t_end - clock.time;
-    if (progress_every == 0) {
-      const double est = rp.t_end / dt;
-      progress_every = std::max<long>(1, static_cast<long>(est / 20.0));
-      if (rp.max_steps > 0) progress_every = std::min(progress_every, std::max<long>(1, rp.max_steps / 20));
+  double last_dt = 0.0;
+  try {
+    snapshot();
+    check_finite(record(0.0));
+
+    const double eps = 1e-12 * rp.t_end;
+    long progress_every = rp.progress_every;
+    long last_snapshot = clock.step;
+    long last_checkpoint = clock.step;
+    double step_start = MPI_Wtime();
+    while (clock.time < rp.t_end - eps && (rp.max_steps == 0 || clock.step < rp.max_steps)) {
+      double dt = rp.dt > 0.0 ? rp.dt : sim.stable_dt();
+      if (!(dt > 0.0) || !std::isfinite(dt)) diverged("the stable time step is " + fmt(dt), !std::isfinite(dt));
+      if (clock.time + dt > rp.t_end) dt = rp.t_end - clock.time;
+      if (progress_every == 0) {
+        const double est = (rp.t_end - clock.time) / dt;
+        progress_every = std::max<long>(1, static_cast<long>(est / 20.0));
+        if (rp.max_steps > 0)
+          progress_every = std::min(progress_every, std::max<long>(1, (rp.max_steps - clock.step) / 20));
+      }
+      const long next = clock.step + 1;
+      sim.will_report(next % rp.history_every == 0 || (rp.max_steps > 0 && next >= rp.max_steps));
+      sim.advance(clock, dt);
+      clock.tick(dt);
+      last_dt = dt;
+      if (clock.step % rp.history_every == 0) check_finite(record(dt));
+      if (rp.snapshot_every > 0 && clock.step % rp.snapshot_every == 0) {
+        snapshot();
+        last_snapshot = clock.step;
+      }
+      if (rp.checkpoint_every > 0 && clock.step % rp.checkpoint_every == 0) {
+        write_checkpoint(sim, clock, deck, rp, comm, size, control);
+        last_checkpoint = clock.step;
+      }
+      progress.step = clock.step;
+      progress.time = clock.time;
+      if (clock.step % progress_every == 0)
+        log::info("step " + std::to_string(clock.step) + "  t = " + fmt(clock.time) + " " + sim.time_unit() +
+                  "  dt = " + fmt(dt) + "  wall " + fmt(MPI_Wtime() - start, 3) + " s" +
+                  report.progress_text(progress));
+      // Every rank leaves the loop at the same step: a signal, the stop file or the wall-time guard.
+      const double now = MPI_Wtime();
+      const int why = control.poll(now - step_start);
+      step_start = now;
+      report.metrics(progress, control.rss_high_water());
+      if (why != kStopNone && !reaches_end(rp, clock.step, clock.time)) {
+        reason = stop_reason_text(why, control.signal());
+        log::info("stopping at step " + std::to_string(clock.step) + " (" + reason +
+                  "): writing a checkpoint and the final output; continue with --restart auto");
+        status = RunStatus::interrupted;
+        break;
+      }
     }
-    const long next = clock.step + 1;
-    sim.will_report(next % rp.history_every == 0 || (rp.max_steps > 0 && next - step0 >= rp.max_steps));
-    sim.advance(clock, dt);
-    clock.tick(dt);
-    last_dt = dt;
-    if (clock.step % rp.history_every == 0) check_finite(record(dt));
-    if (rp.snapshot_every > 0 && clock.step % rp.snapshot_every == 0) {
-      snapshot();
-      last_snapshot = clock.step;
+    if (clock.step % rp.history_every != 0) check_finite(record(last_dt));
+    if (last_snapshot != clock.step) snapshot();
+    // A run stopped early always leaves a checkpoint to continue from; a complete one when it keeps them.
+    if ((status == RunStatus::interrupted || rp.checkpoint_every > 0) && last_checkpoint != clock.step)
+      write_checkpoint(sim, clock, deck, rp, comm, size, control);
+    {
+      ScopedPhase phase(Phase::finish);
+      sim.finish(clock);
+      if (status == RunStatus::completed && rank == 0) write_completion(rp, clock);
     }
-    if (rp.checkpoint_every > 0 && clock.step % rp.checkpoint_every == 0) {
-      ScopedTimer t(timers, "checkpoint");
-      write_checkpoint(sim, clock, deck, rp, comm, size);
-      last_checkpoint = clock.step;
-    }
-    if (clock.step % progress_every == 0) {
-      const double el = MPI_Wtime() - wall0;
-      log::info("step " + std::to_string(clock.step) + "  t = " + fmt(clock.time) + " " + sim.time_unit() +
-                "  dt = " + fmt(dt) + "  wall " + fmt(el, 3) + " s");
-    }
-    // Agree on a stop request so that every rank leaves the loop at the same step.
-    int local = g_stop_signal != 0, any = 0;
-    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any) {
-      log::info("stop requested by a signal at step " + std::to_string(clock.step) + "; writing final output");
-      status = RunStatus::interrupted;
-      break;
-    }
+  } catch (const CollectiveError& e) {
+    // Every rank is here: the report records the failure, then it goes on up.
+    progress.step = clock.step;
+    progress.time = clock.time;
+    report.write(progress, 1, "failed", e.what());
+    throw;
   }
-  timers.stop("evolve");
-  if (clock.step % rp.history_every != 0) check_finite(record(last_dt));
-  if (last_snapshot != clock.step) snapshot();
-  if (rp.checkpoint_every > 0 && last_checkpoint != clock.step) {  // the end, or a stop by a signal
-    ScopedTimer t(timers, "checkpoint");
-    write_checkpoint(sim, clock, deck, rp, comm, size);
-  }
-  sim.finish(clock);
-  remove_stop_handlers();
+  progress.step = clock.step;
+  progress.time = clock.time;
+  report.metrics(progress, control.rss_high_water(), true);
 
   const long steps = clock.step - step0;
-  const double evolve = timers.seconds("evolve");
-  const std::string report = timers.report(comm);
+  const double evolve = MPI_Wtime() - start;
   std::ostringstream os;
   os << "finished " << steps << " steps to t = " << fmt(clock.time) << " " << sim.time_unit() << " in "
-     << fmt(MPI_Wtime() - wall0, 4) << " s wall on " << size << " rank(s)\n";
+     << fmt(evolve, 4) << " s wall on " << size << " rank(s)"
+     << (status == RunStatus::interrupted ? " (stopped early: " + reason + ")" : std::string()) << "\n";
   if (steps > 0 && evolve > 0.0)
     os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " " << sim.work_unit() << "/s ("
        << fmt(evolve, 4) << " s stepping, output and diagnostics included)\n";
@@ -342,7 +423,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   if (writer && writer->seconds() > 0.0)
     os << "output: " << fmt(writer->bytes_written() / 1e6, 4) << " MB of fields in " << fmt(writer->seconds(), 3)
        << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir << "\n";
-  os << report;
+  os << report.write(progress, static_cast<int>(status), reason, "");
   log::info(os.str());
   return status;
 }

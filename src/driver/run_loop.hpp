@@ -6,6 +6,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,18 +16,33 @@
 
 namespace stratus {
 
-/// Exit status of a run: completed, or stopped early by a signal (after writing its final output).
+class CheckpointReader;
+
+/// Exit status of a run: completed, or stopped early (a signal, the stop file, the wall-time guard) after
+/// writing a checkpoint to continue from.
 enum class RunStatus { completed = 0, interrupted = 3 };
 
-/// Collective. Validates the checkpoint that `stratus run --restart RESTART` would continue from (a path,
-/// or "auto"), as the run would, without touching the simulation: InputError naming the file.
-void validate_restart(const RunParams& rp, MPI_Comm comm, const std::string& restart);
+/// What `--restart` leads to, decided before anything is initialised or written.
+struct RestartPlan {
+  bool complete = false;     // "auto" on a complete run whose end the deck does not extend: nothing to do
+  long completed_step = -1;  // the completion marker's step (-1: none)
+  double completed_time = 0.0;
+  std::string checkpoint;                    // the checkpoint to continue from ("": a fresh start)
+  std::shared_ptr<CheckpointReader> reader;  // it, opened and validated
+};
 
-/// Collective. Runs `sim` (not yet initialised) to completion. Throws Error on divergence. With
-/// `restart` (a checkpoint path, or "auto" for the newest valid checkpoint of this run in its output
-/// directory) the state, step and time come from the checkpoint (InputError when it is missing, damaged
-/// or of another physics); the history table keeps its rows before the restart step.
+/// Collective. Resolves `restart` ("" none, a checkpoint path, or "auto": the run's completion marker,
+/// else its newest valid checkpoint, else a fresh start) and checks that the deck does not change the
+/// physics stored in the checkpoint. InputError naming the file or the keys.
+RestartPlan plan_restart(const Deck& deck, const RunParams& rp, MPI_Comm comm, const std::string& restart);
+
+/// Collective. `stratus check --restart`: plan_restart and a line about the outcome; writes nothing.
+void validate_restart(const Deck& deck, const RunParams& rp, MPI_Comm comm, const std::string& restart);
+
+/// Collective. Runs `sim` (not yet initialised) to the end the deck sets (absolute: a continued run
+/// does not go past it), from the plan's checkpoint when it names one. Throws Error on divergence (after
+/// writing the run report). The history table keeps its rows before the restart step.
 RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& params, MPI_Comm comm,
-                         const std::string& restart = "");
+                         const RestartPlan& plan = {});
 
 }  // namespace stratus

@@ -15,17 +15,24 @@ struct RunParams {
   std::string physics;
   std::string name;  // file prefix
   std::string output_dir;
-  double t_end{};           // [time unit]
-  long max_steps{};         // 0 = no limit
-  double dt{};              // fixed step; 0 = the simulation's stable step
-  long history_every{};     // steps between history rows
-  long snapshot_every{};    // steps between snapshots; 0 = first and last only
-  int compression{};        // deflate level of grid snapshots (0: off)
-  long checkpoint_every{};  // steps between checkpoints; 0 = none
-  int checkpoint_keep{};    // checkpoints of the run kept on disk (older ones are deleted)
-  long progress_every{};    // steps between progress lines; 0 = about 20 lines per run
-  long stop_grace{};        // seconds from a stop signal to a forced exit; 0 = no limit
+  double t_end{};                // [time unit]
+  long max_steps{};              // the step at which the run ends (absolute); 0 = no limit
+  double dt{};                   // fixed step; 0 = the simulation's stable step
+  long history_every{};          // steps between history rows
+  long snapshot_every{};         // steps between snapshots; 0 = first and last only
+  int compression{};             // deflate level of grid snapshots (0: off)
+  long checkpoint_every{};       // steps between checkpoints; 0 = none
+  int checkpoint_keep{};         // checkpoints of the run kept on disk (older ones are deleted)
+  long progress_every{};         // steps between progress lines; 0 = about 20 lines per run
+  long stop_grace{};             // seconds from a stop signal to a forced exit; 0 = no limit
+  std::string max_walltime;      // as given: seconds or [D-]HH:MM:SS ("0": none / the Slurm job's limit)
+  double max_walltime_s{};       // parsed max_walltime [s]; 0 = none
+  double walltime_margin{};      // [s]
+  std::string metrics_file;      // file name in output_dir; "" = none
+  double metrics_every{};        // [s]
+  double price_per_node_hour{};  // the deck's, else STRATUS_PRICE_PER_NODE_HOUR's; 0 = none
 
+  /// The [run] keys of `deck` (and STRATUS_PRICE_PER_NODE_HOUR); InputError naming a bad one.
   static RunParams from_deck(const Deck& deck);
   /// One statement per [run] key (input/options.hpp); `physics` as in declare_run_options.
   template <class B>

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "domain/cart_decomp.hpp"
-#include "driver/diagnostics.hpp"
 #include "domain/local_grid.hpp"
+#include "driver/diagnostics.hpp"
 #include "input/deck.hpp"
 #include "io/grid_output.hpp"
 
@@ -56,6 +56,8 @@ class Simulation {
   /// set-up will refuse (decomposition limits), without allocating the state or writing anything; throws
   /// InputError. `stratus check` and `stratus run` both call it before any output.
   virtual void preflight() {}
+  /// Files the set-up reads besides the deck (data files), for the provenance of the run report.
+  virtual std::vector<std::string> input_files() const { return {}; }
   /// Allocates the state and sets the initial condition at time 0.
   virtual void initialize() = 0;
   /// Units of length and time, for output attributes.

@@ -256,4 +256,18 @@ std::string Deck::resolved_text() const {
   return os.str();
 }
 
+std::vector<Deck::Change> Deck::physics_changes(const std::string& other, const std::string& other_source) const {
+  STRATUS_REQUIRE(reg_ != nullptr, "physics_changes on a deck without a registry");
+  const Deck o = parse(*reg_, other, other_source);
+  std::vector<Change> out;
+  for (const auto& s : reg_->all()) {
+    if (s.restart_may_change) continue;
+    const std::string* a = value_of(values_, s.key);
+    const std::string* b = value_of(o.values_, s.key);
+    const std::string av = a ? *a : std::string(), bv = b ? *b : std::string();
+    if (av != bv) out.push_back({s.key, av, bv});
+  }
+  return out;
+}
+
 }  // namespace stratus

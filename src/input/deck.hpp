@@ -20,24 +20,56 @@ enum class OptionType { Int, Real, String, Bool, IntList, RealList };
 
 /// One declared option. Built through OptionRegistry::add_*; the chained setters add validation.
 struct OptionSpec {
-  std::string key;            // "section.name"
+  std::string key;  // "section.name"
   OptionType type = OptionType::String;
-  std::string default_text;   // default as deck text ("" with required = true: no default)
-  std::string unit;           // e.g. "m", "s", "m/s", "cells", "1" (dimensionless), "" (not a quantity)
+  std::string default_text;  // default as deck text ("" with required = true: no default)
+  std::string unit;          // e.g. "m", "s", "m/s", "cells", "1" (dimensionless), "" (not a quantity)
   std::string help;
   bool required = false;
-  std::optional<double> min, max;     // numeric bounds (each list element), inclusive unless *_exclusive
+  std::optional<double> min, max;  // numeric bounds (each list element), inclusive unless *_exclusive
   bool min_exclusive = false, max_exclusive = false;
-  std::vector<std::string> choices;   // allowed values of a String option (empty: any)
-  int list_size = 0;                  // exact element count of a list option (0: any, at least one)
+  std::vector<std::string> choices;  // allowed values of a String option (empty: any)
+  int list_size = 0;                 // exact element count of a list option (0: any, at least one)
+  bool restart_may_change = false;   // a restart may continue with another value (cadence, end, output)
 
-  OptionSpec& at_least(double v) { min = v; min_exclusive = false; return *this; }
-  OptionSpec& greater_than(double v) { min = v; min_exclusive = true; return *this; }
-  OptionSpec& at_most(double v) { max = v; max_exclusive = false; return *this; }
-  OptionSpec& less_than(double v) { max = v; max_exclusive = true; return *this; }
-  OptionSpec& one_of(std::vector<std::string> c) { choices = std::move(c); return *this; }
-  OptionSpec& size(int n) { list_size = n; return *this; }
-  OptionSpec& require() { required = true; return *this; }
+  OptionSpec& at_least(double v) {
+    min = v;
+    min_exclusive = false;
+    return *this;
+  }
+  OptionSpec& greater_than(double v) {
+    min = v;
+    min_exclusive = true;
+    return *this;
+  }
+  OptionSpec& at_most(double v) {
+    max = v;
+    max_exclusive = false;
+    return *this;
+  }
+  OptionSpec& less_than(double v) {
+    max = v;
+    max_exclusive = true;
+    return *this;
+  }
+  OptionSpec& one_of(std::vector<std::string> c) {
+    choices = std::move(c);
+    return *this;
+  }
+  OptionSpec& size(int n) {
+    list_size = n;
+    return *this;
+  }
+  OptionSpec& require() {
+    required = true;
+    return *this;
+  }
+  /// The key does not change the physics (an end, a cadence, an output or parallel setting): a run may
+  /// continue from a checkpoint with another value. Every other key must keep its checkpointed value.
+  OptionSpec& may_change_on_restart() {
+    restart_may_change = true;
+    return *this;
+  }
 };
 
 class OptionRegistry {
@@ -94,6 +126,15 @@ class Deck {
   const std::string& text() const { return text_; }
   /// Every declared key with its resolved value as INI text, sections in order (provenance, `check`).
   std::string resolved_text() const;
+  /// A key whose value differs between this deck and another of the same registry.
+  struct Change {
+    std::string key, value, other;  // canonical deck text of this deck's value and the other's ("" if unset)
+  };
+  /// The keys that must not change on a restart (OptionSpec::restart_may_change false) whose resolved
+  /// values differ between this deck and the resolved deck text `other` (as resolved_text() wrote it,
+  /// e.g. the copy stored in a checkpoint). Throws InputError naming `other_source` when that text does
+  /// not parse with this deck's registry (a checkpoint of another version).
+  std::vector<Change> physics_changes(const std::string& other, const std::string& other_source) const;
 
  private:
   const OptionSpec& spec(const std::string& key) const;  // Error for an undeclared key (a bug)

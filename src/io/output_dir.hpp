@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 
 namespace stratus {
 
@@ -46,5 +47,16 @@ class OutputLock {
 /// ".tmp.<pid>") or ".reserve" file whose base is NAME.xmf, NAME_history.csv, NAME_<digits>.h5/.xmf,
 /// NAME_chk_<digits>.h5 or NAME_traj<anything>.h5/.xmf.
 bool is_stale_temporary(const std::string& file, const std::string& name);
+
+/// Whether `file` (a name in the output directory) is a finished output of run `name`: NAME.xmf,
+/// NAME.h5md, NAME_history.csv, NAME_report.json, NAME.done, NAME_<digits>.h5/.xmf,
+/// NAME_chk_<digits>.h5 or NAME_from_<digits>.h5md/.xmf.
+bool is_run_output(const std::string& file, const std::string& name);
+
+/// Collective; call with the lock held. Moves the finished outputs of an earlier run `name` in `dir`
+/// (is_run_output) into the new directory DIR/NAME.earlier-K (the lowest free K), so that a fresh run
+/// never mixes its files with another's and nothing is lost. Returns the number of files moved and the
+/// directory (logged). CollectiveError when a move fails.
+std::pair<int, std::string> move_aside_earlier_run(MPI_Comm comm, const std::string& dir, const std::string& name);
 
 }  // namespace stratus
