@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/timer.hpp"
 #include "core/batch_env.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
@@ -332,4 +333,34 @@ TEST_CASE("write_file_atomically names the path when it fails and leaves no temp
     ::chmod((t.path / "ro").c_str(), 0700);
     CHECK(fs::is_empty(t.path / "ro"));
   }
+}
+
+TEST_CASE("Phases time exclusively: nested phases add up to the elapsed time", "[batch][timer]") {
+  using stratus::Phase;
+  using stratus::Phases;
+  auto spin = [](double s) {
+    const double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < s) {
+    }
+  };
+  const double t0 = MPI_Wtime();
+  Phases::reset(Phase::compute);
+  spin(0.02);  // outer phase: compute
+  Phases::begin(Phase::checkpoints);
+  spin(0.03);
+  Phases::begin(Phase::communication);  // inside the checkpoint: charged to communication only
+  spin(0.04);
+  Phases::end();
+  spin(0.01);
+  Phases::end();
+  const auto s = Phases::seconds();
+  const double elapsed = MPI_Wtime() - t0;
+  double total = 0.0;
+  for (double x : s) total += x;
+  CHECK(total == Approx(elapsed).margin(2e-3));
+  CHECK(s[static_cast<int>(Phase::communication)] == Approx(0.04).margin(5e-3));
+  CHECK(s[static_cast<int>(Phase::checkpoints)] == Approx(0.04).margin(5e-3));
+  CHECK(s[static_cast<int>(Phase::compute)] == Approx(0.02).margin(5e-3));
+  CHECK(s[static_cast<int>(Phase::diagnostics)] == 0.0);
+  CHECK_THROWS_AS(Phases::end(), stratus::Error);  // nothing open
 }

@@ -189,3 +189,30 @@ TEST_CASE("Binding read mode fills a struct from a deck, defaults included", "[d
   CHECK_THROWS_MATCHES(Deck::parse(reg, "[bound]\ndecomp = 1 2\n", "x.ini"), InputError,
                        MessageContains({"key 'bound.decomp' needs 3 values, got 2"}));
 }
+
+TEST_CASE("physics_changes names the keys a restart may not change, with both values", "[deck][options]") {
+  OptionRegistry reg;
+  reg.add_real("run.t_end", 1.0, "s", "end").may_change_on_restart();
+  reg.add_int("run.every", 10, "steps", "cadence").may_change_on_restart();
+  reg.add_real("phys.g", 9.81, "m/s^2", "gravity");
+  reg.add_string("phys.case", "wave", "", "case");
+  reg.add_reals("phys.v", {1.0, 2.0}, "m/s", "velocity");
+  const Deck stored = Deck::parse(reg, "[run]\nt_end = 5\n[phys]\ng = 9.81\n", "<stored>");
+  const std::string text = stored.resolved_text();
+  // The same physics with another end and cadence: nothing to refuse.
+  const Deck later = Deck::parse(reg, "[run]\nt_end = 50\nevery = 3\n[phys]\ng = 9.81\n", "<later>");
+  CHECK(later.physics_changes(text, "<stored>").empty());
+  // Values compare as resolved: 9.810 is 9.81.
+  CHECK(Deck::parse(reg, "[phys]\ng = 9.810\n", "<same>").physics_changes(text, "<stored>").empty());
+  const Deck other = Deck::parse(reg, "[run]\nt_end = 50\n[phys]\ng = 1.62\ncase = jet\nv = 1 3\n", "<other>");
+  const auto changes = other.physics_changes(text, "<stored>");
+  REQUIRE(changes.size() == 3);
+  CHECK(changes[0].key == "phys.g");
+  CHECK(changes[0].value == "1.62");
+  CHECK(changes[0].other == "9.81");
+  CHECK(changes[1].key == "phys.case");
+  CHECK(changes[2].key == "phys.v");
+  // A stored deck this registry cannot read (another version) is an InputError naming its source.
+  CHECK_THROWS_MATCHES(other.physics_changes("[phys]\nold_key = 1\n", "checkpoint x.h5"), InputError,
+                       MessageContains({"checkpoint x.h5", "old_key"}));
+}

@@ -23,7 +23,9 @@ using stratus::check_output_file_name;
 using stratus::check_output_location;
 using stratus::CollectiveError;
 using stratus::InputError;
+using stratus::is_run_output;
 using stratus::is_stale_temporary;
+using stratus::move_aside_earlier_run;
 using stratus::OutputLock;
 
 namespace {
@@ -95,7 +97,7 @@ TEST_CASE("check_output_file_name keeps files inside the output directory", "[io
 TEST_CASE("is_stale_temporary matches the run's temporaries only", "[io]") {
   for (const std::string f : {"g_000010.h5.tmp", "g.xmf.tmp", "g_000010.xmf.tmp", "g_chk_00000010.h5.tmp",
                               "g_000010.h5.reserve", "g_history.csv.tmp", "g.h5md.reserve", "g_from_00000100.h5md.tmp",
-                              "g_chk_00000010.h5.tmp.1234"})
+                              "g_chk_00000010.h5.tmp.1234", "g_report.json.tmp.99", "g.done.tmp.7"})
     CHECK(is_stale_temporary(f, "g"));
   for (const std::string f : {"g_000010.h5", "g.xmf", "g_chk_00000010.h5", "other_000010.h5.tmp", "gx_000010.h5.tmp",
                               "g_notes.tmp", "g_000010.h5.tmp.abc", "g_a_000010.h5.tmp", ".g.lock"})
@@ -103,6 +105,37 @@ TEST_CASE("is_stale_temporary matches the run's temporaries only", "[io]") {
   // A run whose name extends another's is not the other's.
   CHECK_FALSE(is_stale_temporary("g_b_000010.h5.tmp", "g"));
   CHECK(is_stale_temporary("g_b_000010.h5.tmp", "g_b"));
+}
+
+TEST_CASE("is_run_output matches the run's finished outputs only", "[io]") {
+  for (const std::string f : {"g.xmf", "g.h5md", "g_history.csv", "g_report.json", "g.done", "g_000010.h5",
+                              "g_000010.xmf", "g_chk_00000010.h5", "g_from_00000100.h5md", "g_from_00000100.xmf"})
+    CHECK(is_run_output(f, "g"));
+  for (const std::string f : {"g_000010.h5.tmp", "g_report.json.tmp.12", "other_000010.h5", "gx_000010.h5", "g_notes.txt",
+                              "g_b_000010.h5", "g_chk_x.h5", ".g.lock", "g.earlier-1", "g.prom"})
+    CHECK_FALSE(is_run_output(f, "g"));
+}
+
+TEST_CASE("move_aside_earlier_run moves the run's outputs into NAME.earlier-K, nothing else", "[io]") {
+  TempDir t;
+  const fs::path d = t.path / "out";
+  fs::create_directories(d);
+  for (const char* f : {"g_history.csv", "g_000010.h5", "g.done", "g_chk_00000010.h5", "h_history.csv", "notes.txt"})
+    touch(d / f);
+  auto [n, where] = move_aside_earlier_run(MPI_COMM_WORLD, d.string(), "g");
+  CHECK(n == 4);
+  CHECK(where == (d / "g.earlier-1").string());
+  for (const char* f : {"g_history.csv", "g_000010.h5", "g.done", "g_chk_00000010.h5"}) {
+    CHECK_FALSE(fs::exists(d / f));
+    CHECK(fs::exists(d / "g.earlier-1" / f));
+  }
+  CHECK(fs::exists(d / "h_history.csv"));
+  CHECK(fs::exists(d / "notes.txt"));
+  // A second earlier run goes next to the first; a directory without outputs of the run is left alone.
+  touch(d / "g_history.csv");
+  CHECK(move_aside_earlier_run(MPI_COMM_WORLD, d.string(), "g").second == (d / "g.earlier-2").string());
+  CHECK(move_aside_earlier_run(MPI_COMM_WORLD, d.string(), "g").first == 0);
+  CHECK_FALSE(fs::exists(d / "g.earlier-3"));
 }
 
 TEST_CASE("OutputLock: one writer per run and directory; stale temporaries removed", "[io]") {
