@@ -113,6 +113,7 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
   state_bytes_ = sim.memory_bytes();
   price_ = rp.price_per_node_hour;
   deck_source_ = deck.source();
+  job_id_ = slurm_job().job_id;
   started_at_ = utc_now();
 #ifdef KOKKOS_ENABLE_CUDA
   gpus_ = size_;  // one GPU per rank
@@ -235,23 +236,26 @@ void RunReport::metrics(const RunProgress& p, double rss_max, bool force) {
   const double now = MPI_Wtime();
   if (!force && now - last_metrics_ < rp_.metrics_every) return;
   last_metrics_ = now;
-  const std::vector<std::pair<std::string, std::string>> run{{"run", rp_.name}, {"physics", physics_}};
+  std::vector<std::pair<std::string, std::string>> run{{"run", rp_.name}, {"physics", physics_}};
+  if (!job_id_.empty()) run.emplace_back("slurm_job_id", job_id_);
   const double el = now - p.started;
   const double rate = el > 0.0 ? work_per_step_ * static_cast<double>(p.step - p.step0) / el : 0.0;
   std::vector<Metric> m{
-      {"stratus_step", "steps taken", "counter", run, static_cast<double>(p.step)},
+      {"stratus_step", "steps taken (the run's step number)", "gauge", run, static_cast<double>(p.step)},
       {"stratus_simulated_time", "simulated time [" + time_unit_ + "]", "gauge", run, p.time},
       {"stratus_progress_ratio", "fraction of the run done", "gauge", run, fraction_done(p)},
       {"stratus_throughput", work_unit_ + " per second in this segment", "gauge", run, rate},
-      {"stratus_wall_seconds", "wall time of this segment", "counter", run, el},
+      {"stratus_wall_seconds", "wall time of this segment", "gauge", run, el},
       {"stratus_host_rss_high_water_bytes", "largest host memory high water over the ranks", "gauge", run, rss_max},
       {"stratus_ranks", "MPI ranks", "gauge", run, static_cast<double>(size_)},
+      {"stratus_metrics_timestamp_seconds", "when this file was written (Unix time): a stale file means a stopped run",
+       "gauge", run, static_cast<double>(std::time(nullptr))},
   };
   if (const auto eta = eta_seconds(p))
     m.push_back({"stratus_eta_seconds", "estimated wall time to the end", "gauge", run, *eta});
   if (price_ > 0.0) {
     const double spent = (earlier_node_hours_ + nodes_ * el / 3600.0) * price_;
-    m.push_back({"stratus_cost", "cost so far (node-hours times the node-hour price)", "counter", run, spent});
+    m.push_back({"stratus_cost", "cost so far (node-hours times the node-hour price)", "gauge", run, spent});
   }
   if (gpu_ && gpu_->available()) {
     for (const auto& g : gpu_->stats()) {
