@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Preemption at random moments, at 2 ranks: ten segments of one run, each ended by SIGTERM sent straight
 # to both ranks at a random moment (a checkpoint every step, so that many signals land while one is
-# being written), every other one followed within 50 ms by a second SIGTERM. After each segment the run
+# being written). Every fourth is repeated within 50 ms (a scheduler's SIGTERM and mpiexec's copy: one
+# request, a clean stop); every fourth is followed within 50 ms by SIGINT (a second request: an exit at
+# once, or after the checkpoint being written). After each segment the run
 # must be restartable (`stratus check --restart auto` accepts what is there, and no temporary is taken
 # for a checkpoint); after the last, `--restart auto` runs it to its end, whose state must be bitwise
 # equal to that of one uninterrupted run.
@@ -20,11 +22,18 @@ ref=$T/ref
 expect_rc 0 "$T/log_ref" "$MPIEXEC" -n 2 "$STRATUS" "${RUN[@]}" --set run.output_dir="$ref"
 
 p=$T/preempted
-stopped=0 double=0 during=0
+clean=0 repeated=0 second=0 during=0
 for i in $(seq 10); do
-  "$MPIEXEC" -n 2 "$STRATUS" "${RUN[@]}" --set run.output_dir="$p" --restart auto > "$T/log_$i" 2>&1 &
+  "$MPIEXEC" -n 2 "$STRATUS" "${RUN[@]}" --set run.output_dir="$p" --set run.progress_every=1 --restart auto \
+    > "$T/log_$i" 2>&1 &
   pid=$!
-  sleep "0.$((RANDOM % 9 + 3))"
+  # once the segment steps (its stop handlers are in place), a random moment within the next 0.8 s
+  for _ in $(seq 400); do
+    grep -q "^step " "$T/log_$i" && break
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.02
+  done
+  sleep "0.$((RANDOM % 8))$((RANDOM % 10))"
   ranks=$(pgrep -f "^$STRATUS run " || true)
   if [[ -z $ranks ]]; then
     wait $pid || true
@@ -32,14 +41,25 @@ for i in $(seq 10); do
   fi
   # shellcheck disable=SC2086
   kill -TERM $ranks 2> /dev/null || true
-  if (( i % 2 == 0 )); then
-    sleep "0.0$((RANDOM % 5))"
-    # shellcheck disable=SC2086
-    kill -TERM $ranks 2> /dev/null || true
-    double=$((double + 1))
+  case $((i % 4)) in
+    2) # the same request twice (a scheduler's SIGTERM and mpiexec's copy of it): one clean stop
+      sleep "0.0$((RANDOM % 5))"
+      # shellcheck disable=SC2086
+      kill -TERM $ranks 2> /dev/null || true
+      repeated=$((repeated + 1)) ;;
+    0) # a second, different request: at once, or after the checkpoint being written
+      sleep "0.0$((RANDOM % 5))"
+      # shellcheck disable=SC2086
+      kill -INT $ranks 2> /dev/null || true
+      second=$((second + 1)) ;;
+  esac
+  rc=0
+  wait $pid || rc=$?
+  if (( i % 4 != 0 )); then
+    [[ $rc -eq 3 ]] && grep -q "stopping at step" "$T/log_$i" ||
+      { cat "$T/log_$i" >&2; fail "segment $i: SIGTERM$( (( i % 4 == 2 )) && echo ' twice'): exit $rc, not a clean stop"; }
+    clean=$((clean + 1))
   fi
-  wait $pid || true
-  grep -q "stopping at step" "$T/log_$i" && stopped=$((stopped + 1))
   grep -q "a second stop signal while a checkpoint is being written" "$T/log_$i" && during=$((during + 1))
   expect_rc 0 "$T/check_$i" "$STRATUS" "${CHECK[@]}" --set run.output_dir="$p" --restart auto
   newest=$(grep -o "restart file [^:]*" "$T/check_$i" | sed "s/restart file //" || true)
@@ -51,4 +71,4 @@ h5diff -q "$(chk "$ref" $N)" "$(chk "$p" $N)" /data/fields /data/fields ||
 last=$(tail -n 1 "$p/thermal_history.csv" | cut -d, -f1)
 [[ $last == "$N" ]] || fail "the preempted run's history ends at step $last"
 segments=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["segments"]))' "$p/thermal_report.json")
-pass "ten SIGTERMs at random moments ($double of them doubled, $during during a checkpoint write, $stopped clean stops): restartable each time; step $N bitwise equal to one run ($segments segments reported)"
+pass "ten SIGTERMs at random moments ($clean clean stops with exit 3, $repeated of them SIGTERM twice; $second followed by SIGINT, $during of those during a checkpoint write): restartable each time; step $N bitwise equal to one run ($segments segments reported)"

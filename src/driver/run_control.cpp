@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 
@@ -22,6 +23,17 @@ volatile std::sig_atomic_t g_signals = 0;        // stop signals received
 volatile std::sig_atomic_t g_first_signal = 0;   // the first of them
 volatile std::sig_atomic_t g_in_checkpoint = 0;  // a checkpoint is being written
 volatile std::sig_atomic_t g_grace = 0;          // seconds; 0: no limit
+volatile std::sig_atomic_t g_first_ms = 0;       // CLOCK_MONOTONIC of the first signal [ms, wrapping]
+
+/// Milliseconds of CLOCK_MONOTONIC (clock_gettime is async-signal-safe), wrapped into a sig_atomic_t.
+std::sig_atomic_t monotonic_ms() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::sig_atomic_t>((static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000) & 0x3fffffff);
+}
+/// A scheduler that ends a job sends SIGTERM to every process of it, and mpiexec passes its own copy on to
+/// the ranks: one request arrives twice. A SIGTERM this soon after the first counts once.
+constexpr int kSameRequestMs = 3000;
 
 /// write(2) of a NUL-terminated message: async-signal-safe.
 void signal_safe_message(const char* msg) {
@@ -38,12 +50,21 @@ void signal_safe_message(const char* msg) {
 // The first stop signal asks the run loop to stop at the next step (writing a checkpoint and the final
 // output) and arms an alarm, because a rank stuck in I/O or communication would never get there. A second
 // one ends the process at once, unless a checkpoint is being written: then that write completes first
-// (a third signal does not wait).
+// (a third signal does not wait). A SIGTERM repeated within 3 s is the same request delivered twice.
 extern "C" void on_stop_signal(int sig) {
+  if (g_signals > 0 && sig == SIGTERM && g_first_signal == SIGTERM) {
+    const int since = (monotonic_ms() - g_first_ms) & 0x3fffffff;
+    if (since < kSameRequestMs) {
+      signal_safe_message("stratus: warning: SIGTERM again within 3 s: the same stop request (from the scheduler and "
+                          "from mpiexec)\n");
+      return;
+    }
+  }
   const int n = g_signals + 1;
   g_signals = n;
   if (n == 1) {
     g_first_signal = sig;
+    g_first_ms = monotonic_ms();
     if (g_grace > 0) ::alarm(static_cast<unsigned>(g_grace));
     return;
   }

@@ -99,6 +99,7 @@ std::string OptionRegistry::help_text(const std::string& section) const {
       const std::string b = bounds_text(s);
       if (!b.empty()) os << (is_list(s) ? "; each " : "; ") << b;
       if (!s.choices.empty()) os << "; one of: " << join(s.choices, ", ");
+      if (s.restart_may_change) os << "; may change on a restart";
       os << ")\n";
       if (!s.help.empty()) os << "      " << s.help << "\n";
     }
