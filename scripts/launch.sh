@@ -22,11 +22,12 @@
 # TERM, INT, USR1 or HUP it creates that file, and stratus (rank 0 looks about once a second) stops at the
 # next step, writes a checkpoint and exits 3. No signal passes through mpiexec: MPICH's mpiexec.mpich
 # that itself gets SIGTERM or SIGUSR1 returns 0 instead of the ranks' 3 in some runs (8 of 20 measured;
-# docs/batch.md). A second INT or TERM is forwarded to the launcher (stop now; stratus ends at once).
+# docs/batch.md). A second INT or TERM (two Ctrl-C) is forwarded to the launcher (stop now; stratus ends
+# at once); USR1 and HUP never are, so a job script's USR1 plus Slurm's SIGTERM to the job do not add up.
 # The stop file lies on the node that runs this script, where rank 0 runs (mpiexec and srun put rank 0 on
 # the first node of an allocation, which runs the batch script); set TMPDIR to a shared directory if not.
 # Executables from before the stop file (no --ranks in `stratus --help`) get the signal itself instead:
-# the script sends SIGUSR1 to their processes on this node.
+# the script sends SIGUSR1 to their processes on this node (so a stop reaches them on one node only).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me=launch.sh
@@ -79,23 +80,26 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/stratus-launch.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export STRATUS_STOP_FILE=$tmp/stop
 
-# The descendants of PID on this node (for executables without the stop file).
+# The processes of EXE on this node started by this launch (their environment holds our stop file; under
+# Slurm, mpiexec.mpich's ranks descend from slurmstepd, not from mpiexec). For executables without the stop
+# file only.
 # shellcheck disable=SC2317  # called from the trap handler
-local_ranks() {
-  local p kids
-  kids=$(cat /proc/"$1"/task/*/children 2> /dev/null || true)
-  for p in $kids; do
-    echo "$p"
-    local_ranks "$p"
+our_ranks() {
+  local d p
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    [ "$(readlink "$d/exe" 2> /dev/null)" = "$exe_path" ] || continue
+    if tr '\0' '\n' 2> /dev/null < "$d/environ" | grep -qxF "STRATUS_STOP_FILE=$STRATUS_STOP_FILE"; then echo "$p"; fi
   done
 }
 
-pid="" signals=0 trapped=0
+pid="" signals=0 stops=0 trapped=0
 # shellcheck disable=SC2317  # called from the traps
 on_signal() {
   local sig=$1
   trapped=1
   signals=$((signals + 1))
+  if [ "$sig" = INT ] || [ "$sig" = TERM ]; then stops=$((stops + 1)); fi
   if [ "$signals" -eq 1 ]; then
     if [ "$stop_file_aware" = 1 ]; then
       : > "$STRATUS_STOP_FILE"
@@ -103,11 +107,9 @@ on_signal() {
     else
       echo "$me: got SIG$sig: sending SIGUSR1 to stratus on this node (it writes a checkpoint and exits 3)" >&2
       local p
-      for p in "$pid" $(local_ranks "$pid"); do
-        if [ "$(readlink "/proc/$p/exe" 2> /dev/null)" = "$exe_path" ]; then kill -USR1 "$p" 2> /dev/null || true; fi
-      done
+      for p in $(our_ranks); do kill -USR1 "$p" 2> /dev/null || true; done
     fi
-  elif [ "$sig" = INT ] || [ "$sig" = TERM ]; then
+  elif [ "$stops" -ge 2 ]; then
     echo "$me: got SIG$sig again: passing it to the launcher (stop now)" >&2
     kill -s "$sig" "$pid" 2> /dev/null || true
   else

@@ -14,7 +14,9 @@
 #   --spot                a partition whose nodes can be taken away (cloud spot/preemptible capacity): the
 #                         partition is $STRATUS_SPOT_PARTITION unless --partition names one, and the deck
 #                         must write checkpoints on its own (run.checkpoint_every > 0)
-#   --margin S            seconds before the time limit at which Slurm signals the job to stop (default 120)
+#   --margin S            seconds before the time limit at which Slurm signals the job to stop (default
+#                         120; Slurm may send it up to 60 s earlier); 0: no signal, the deck's walltime
+#                         guard (run.walltime_margin) alone stops the run in time
 #   --set section.key=v   a deck override, passed to the check and to every job segment (repeatable)
 #   --stratus EXE         the executable the job runs (default: $STRATUS, else build/cpu/stratus, or
 #                         build/cuda/stratus with GPUs, of this checkout)
@@ -33,7 +35,7 @@ shopt -u patsub_replacement 2> /dev/null || true  # '&' in a substituted value s
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me=submit.sh
 die() { echo "$me: $*" >&2; exit 2; }
-usage() { sed -n '7,31p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '7,33p' "$0" | sed 's/^# \{0,1\}//'; }
 
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive whole number, got '$2'"; }
 # seconds of a Slurm time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
@@ -74,7 +76,7 @@ while [ $# -gt 0 ]; do
     --gpus-per-node) [[ $val =~ ^[0-9]+$ ]] || die "$opt needs a whole number (0 for none), got '$val'"; gpn=$((10#$val)) ;;
     --time) slurm_seconds "$val" > /dev/null || die "$opt needs [D-]HH:MM:SS, MM:SS or minutes, got '$val'"; time=$val ;;
     --partition) [[ $val =~ ^[A-Za-z0-9_.-]+$ ]] || die "$opt: '$val' is not a partition name"; partition=$val ;;
-    --margin) posint "$opt" "$val"; margin=$val ;;
+    --margin) [[ $val =~ ^[0-9]+$ ]] || die "$opt needs a whole number of seconds, got '$val'"; margin=$((10#$val)) ;;
     --set) [[ $val =~ ^[A-Za-z0-9_]+\.[A-Za-z0-9_]+=.*$ ]] || die "$opt needs section.key=value, got '$val'"
            sets+=(--set "$val") ;;
     --stratus) exe=$val ;;
@@ -140,6 +142,7 @@ done
 if [ "$gpn" -gt 0 ]; then template=$root/scripts/slurm/stratus-gpu.sbatch; else template=$root/scripts/slurm/stratus-cpu.sbatch; fi
 script=$(< "$template")
 if [ -z "$partition" ]; then script=$(grep -v '^#SBATCH --partition=' <<< "$script"); fi
+if [ "$margin" = 0 ]; then script=$(grep -v '^#SBATCH --signal=' <<< "$script"); fi
 quote() { printf '%q' "$1"; }
 args=""
 if [ ${#sets[@]} -gt 0 ]; then args=$(printf '%q ' "${sets[@]}"); args=${args% }; fi
