@@ -191,7 +191,13 @@ h5diff -q "$(chk "$T/ref" thermal "$final")" "$(chk "$a" thermal "$final")" /dat
 pass "(a) preempted at steps ~$s1 (USR1 to the batch shell) and ~$s2 (scontrol requeue): segments 0, 1, 2; step $final bitwise equal to an uninterrupted run"
 if [[ -f $a/thermal_report.json ]]; then
   n=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["segments"]), *[s.get("slurm_restart_count") for s in r["segments"]])' "$a/thermal_report.json")
-  [[ $n == "3 0 1 2" ]] || fail "(a) thermal_report.json: segments and restart counts '$n', expected '3 0 1 2'"
+  if [[ $n != "3 0 1 2" ]]; then
+    why=""
+    if sed -n '/segment 1 /,/segment 2 /p' "$alog" | grep -q 'stop signal: exiting at once'; then
+      why=" (the second segment took Slurm's SIGTERM, which reaches each rank twice under mpiexec.mpich, as a second stop signal and ended without final output)"
+    fi
+    fail "(a) thermal_report.json: segments and restart counts '$n', expected '3 0 1 2'$why"
+  fi
   pass "(a) thermal_report.json lists three segments with restart counts 0, 1, 2"
 else
   echo "SKIP (a) report: no thermal_report.json (this stratus does not write the run report yet)"
