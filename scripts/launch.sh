@@ -14,7 +14,7 @@
 #   ARGS        stratus's arguments; with `run`, `--ranks RANKS` is added so that a launcher that starts
 #               another number of processes is refused (exit 2) instead of running RANKS copies
 # Exit status: the launcher's (stratus's: 0 complete, 1 failure, 2 bad input, 3 stopped after a
-# checkpoint), 2 for a usage error here.
+# checkpoint), 2 for a usage error here, 128 + the signal's number after a second INT or TERM.
 #
 # How a stop works. The launcher runs in the background in a session of its own, so a terminal's Ctrl-C
 # or a signal to the batch shell's process group reaches only this script. The script exports
@@ -31,7 +31,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me=launch.sh
-usage() { sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '7,/^#$/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "$me: $*" >&2; exit 2; }
 
 ranks="" launcher=mpiexec exe=""
@@ -93,7 +93,7 @@ our_ranks() {
   done
 }
 
-pid="" signals=0 stops=0 trapped=0
+pid="" signals=0 stops=0 trapped=0 forwarded=""
 # shellcheck disable=SC2317  # called from the traps
 on_signal() {
   local sig=$1
@@ -111,6 +111,7 @@ on_signal() {
     fi
   elif [ "$stops" -ge 2 ]; then
     echo "$me: got SIG$sig again: passing it to the launcher (stop now)" >&2
+    forwarded=$sig
     kill -s "$sig" "$pid" 2> /dev/null || true
   else
     echo "$me: got SIG$sig again: the stop is already under way" >&2
@@ -135,4 +136,10 @@ while :; do
   if [ "$trapped" = 1 ] && [ "$rc" -gt 128 ]; then continue; fi
   break
 done
+# After a passed-on signal the ranks end at once without final output, and mpiexec.mpich may still
+# return 0: never report that as a complete run.
+if [ -n "$forwarded" ] && [ "$rc" = 0 ]; then
+  rc=$((128 + $(kill -l "$forwarded")))
+  echo "$me: stopped at once by a second SIG$forwarded; exit $rc (the launcher said 0)" >&2
+fi
 exit "$rc"

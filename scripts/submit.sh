@@ -28,14 +28,14 @@
 #   --name NAME           the Slurm job name (default: the deck's run.name)
 #   --dry-run             validate and print the job script; write and submit nothing
 # The job runs in the current directory (a relative run.output_dir is taken from there).
-# Exit status: 0 submitted (or --dry-run), 2 a bad option or a deck that does not pass the check (its
-# message is shown), 1 sbatch failed.
+# Exit status: 0 submitted (the last line printed is the job id) or --dry-run, 2 a bad option or a deck
+# that does not pass the check (its message is shown), 1 sbatch failed.
 set -euo pipefail
 shopt -u patsub_replacement 2> /dev/null || true  # '&' in a substituted value stays '&' (bash 5.2)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me=submit.sh
 die() { echo "$me: $*" >&2; exit 2; }
-usage() { sed -n '7,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '7,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
 
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive whole number, got '$2'"; }
 # seconds of a Slurm time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
