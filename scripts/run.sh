@@ -34,13 +34,11 @@ exe="$root/build/cpu/stratus"
 
 threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$threads}" OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
-cmd=("$exe" run)
+# scripts/launch.sh starts the MPI launcher and turns Ctrl-C into a stop with a checkpoint (exit 3;
+# continue with --restart auto); a second Ctrl-C stops at once.
+cmd=("$root/scripts/launch.sh" -n "$ranks" --stratus "$exe" -- run)
 [ -n "$deck" ] && cmd+=("$deck")
 cmd+=("${args[@]+"${args[@]}"}")
-if [ "$ranks" -gt 1 ]; then
-  launcher=$(command -v mpiexec.mpich || command -v mpiexec)
-  cmd=("$launcher" -n "$ranks" "${cmd[@]}")
-fi
 echo "[run] ${cmd[*]}"
 "${cmd[@]}"
 echo "[run] view it: paraview <output_dir>/<name>.xmf (with the default deck: paraview output/default/default.xmf),"

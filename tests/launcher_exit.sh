@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# scripts/launch.sh turns a stop signal into exit code 3 and a checkpoint, every time:
+#  (a) 20 runs of a 2-rank 2D thermal through scripts/launch.sh -n 2, each sent TERM, INT, USR1 or HUP
+#      (in turn) at a random moment between 0.5 and 2.5 s: each exits 3 and leaves a checkpoint that
+#      `stratus check --restart auto` accepts; every tenth is continued with `--restart auto` to the end
+#      and its final checkpoint is bitwise identical (h5diff /data/fields) to an uninterrupted run;
+#  (b) a run that completes exits 0, a deck with an unknown key exits 2, through the launcher;
+#  (c) the launcher's private temporary directory (the stop file's) is gone after each run.
+# The same signals sent to mpiexec.mpich directly give 0 instead of 3 in some runs (8 of 20 measured,
+# docs/batch.md), which is why the launcher does not pass them on.
+#   usage: launcher_exit.sh STRATUS MPIEXEC SOURCE_DIR
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+require_tools h5diff
+export STRATUS_MPIEXEC=$MPIEXEC
+LAUNCH=$SRC/scripts/launch.sh
+mkdir -p "$T/tmp"
+export TMPDIR=$T/tmp
+
+M=4000  # steps of a complete run (5 to 25 s on 2 ranks, with the machine's load); the signals come before
+DECK=(run "$SRC/inputs/climate/thermal.ini" --set grid.nx=100 --set grid.nz=50 --set run.t_end=1e9
+      --set "run.max_steps=$M" --set run.checkpoint_every=100000 --set run.snapshot_every=0
+      --set run.history_every=100 -q)
+launch() { "$LAUNCH" -n 2 --stratus "$STRATUS" -- "$@"; }
+# Executables from before the batch contract (no --ranks in their help) count run.max_steps from the
+# restart; since the contract it is the absolute step at which the run ends.
+absolute_end=1
+"$STRATUS" --help 2> /dev/null | grep -q -- '--ranks' || absolute_end=0
+no_leftovers() {
+  [[ -z $(ls -A "$T/tmp") ]] || fail "$1: the launcher left $(ls -A "$T/tmp") in TMPDIR"
+}
+
+start=$SECONDS
+expect_rc 0 "$T/ref.log" launch "${DECK[@]}" --set run.output_dir="$T/ref"
+ref=$(printf '%s/thermal_chk_%08d.h5' "$T/ref" $M)
+[[ -f $ref ]] || fail "the uninterrupted run left no checkpoint at step $M"
+no_leftovers "a complete run"
+pass "a complete run through the launcher exits 0 ($((SECONDS - start)) s)"
+
+expect_rc 2 "$T/bad.log" launch "${DECK[@]}" --set run.output_dir="$T/bad" --set run.no_such_key=1
+grep -q 'no_such_key' "$T/bad.log" || fail "bad input: the message does not name the key"
+[[ ! -e $T/bad ]] || fail "bad input: the output directory was created"
+no_leftovers "a bad deck"
+pass "a deck with an unknown key through the launcher exits 2 and writes nothing"
+
+sigs=(TERM INT USR1 HUP)
+trials=20
+for i in $(seq 1 $trials); do
+  sig=${sigs[$(( (i - 1) % 4 ))]}
+  d=$T/trial$i
+  log=$T/trial$i.log
+  t0=$SECONDS
+  # (not through the function: $! must be the launcher; a background command starts with SIGINT
+  # ignored, which a script cannot trap: env restores it)
+  env --default-signal=INT "$LAUNCH" -n 2 --stratus "$STRATUS" -- "${DECK[@]}" --set run.output_dir="$d" > "$log" 2>&1 &
+  pid=$!
+  delay=$(printf '%d.%02d' $(( RANDOM % 2 )) $(( RANDOM % 100 )))
+  sleep 0.5
+  sleep "$delay"
+  kill -s "$sig" $pid
+  rc=0
+  wait $pid || rc=$?
+  FAIL_LOGS=("$log")
+  [[ $rc -eq 3 ]] || fail "trial $i: SIG$sig after 0.5+$delay s: exit $rc, expected 3"
+  grep -q "got SIG$sig" "$log" || fail "trial $i: the launcher did not report SIG$sig"
+  chks=("$d"/thermal_chk_*.h5)
+  chk=${chks[-1]}
+  [[ -f $chk ]] || fail "trial $i: exit 3 without a checkpoint"
+  expect_rc 0 "$T/check$i.log" "$STRATUS" check "$SRC/inputs/climate/thermal.ini" --set grid.nx=100 \
+    --set grid.nz=50 --set run.output_dir="$d" --restart auto
+  no_leftovers "trial $i"
+  step=$(basename "$chk" .h5)
+  step=$((10#${step##*_}))
+  [[ $step -lt $M ]] || fail "trial $i: the run completed ($step steps) before the signal came"
+  note=""
+  if (( i % 10 == 0 )); then
+    more=()
+    [[ $absolute_end -eq 1 ]] || more=(--set run.max_steps=$((M - step)))
+    expect_rc 0 "$T/cont$i.log" launch "${DECK[@]}" --set run.output_dir="$d" --restart auto "${more[@]+"${more[@]}"}"
+    h5diff -q "$ref" "$(printf '%s/thermal_chk_%08d.h5' "$d" $M)" /data/fields /data/fields ||
+      fail "trial $i: continued from step $step, the state at step $M differs from the uninterrupted run"
+    note=", continued to step $M: bitwise equal"
+  fi
+  FAIL_LOGS=()
+  pass "trial $i: SIG$sig after 0.5+$delay s: exit 3, checkpoint at step $step restarts$note ($((SECONDS - t0)) s)"
+done
+echo "launcher_exit: all checks passed ($trials stops, $((SECONDS - start)) s)"
