@@ -19,15 +19,13 @@
 # How a stop works. The launcher runs in the background in a session of its own, so a terminal's Ctrl-C
 # or a signal to the batch shell's process group reaches only this script. The script exports
 # STRATUS_STOP_FILE (a path in a private temporary directory under $TMPDIR, removed at exit); on the first
-# TERM, INT, USR1 or HUP it creates that file, and stratus (rank 0 looks about once a second) stops at the
-# next step, writes a checkpoint and exits 3. No signal passes through mpiexec: MPICH's mpiexec.mpich
+# TERM, INT, USR1 or HUP it creates that file, and stratus (rank 0 looks at most every 0.1 s, at the end of
+# a step) stops at the step, writes a checkpoint and exits 3. No signal passes through mpiexec: MPICH's mpiexec.mpich
 # that itself gets SIGTERM or SIGUSR1 returns 0 instead of the ranks' 3 in some runs (8 of 20 measured;
 # docs/batch.md). A second INT or TERM (two Ctrl-C) is forwarded to the launcher (stop now; stratus ends
 # at once); USR1 and HUP never are, so a job script's USR1 plus Slurm's SIGTERM to the job do not add up.
 # The stop file lies on the node that runs this script, where rank 0 runs (mpiexec and srun put rank 0 on
 # the first node of an allocation, which runs the batch script); set TMPDIR to a shared directory if not.
-# Executables from before the stop file (no --ranks in `stratus --help`) get the signal itself instead:
-# the script sends SIGUSR1 to their processes on this node (so a stop reaches them on one node only).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me=launch.sh
@@ -59,10 +57,7 @@ exe_path=$(command -v "$exe") || die "--stratus: '$exe' is not an executable"
 exe_path=$(realpath "$exe_path")
 [ -x "$exe_path" ] || die "--stratus: '$exe' is not an executable"
 
-# Does this executable read STRATUS_STOP_FILE and know --ranks (the same release added both)?
-stop_file_aware=0
-if "$exe_path" --help 2> /dev/null | grep -q -- '--ranks'; then stop_file_aware=1; fi
-if [ "${args[0]:-}" = run ] && [ "$stop_file_aware" = 1 ]; then args+=(--ranks "$ranks"); fi
+if [ "${args[0]:-}" = run ]; then args+=(--ranks "$ranks"); fi
 
 cmd=()
 if [ "$launcher" = srun ]; then
@@ -80,19 +75,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/stratus-launch.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export STRATUS_STOP_FILE=$tmp/stop
 
-# The processes of EXE on this node started by this launch (their environment holds our stop file; under
-# Slurm, mpiexec.mpich's ranks descend from slurmstepd, not from mpiexec). For executables without the stop
-# file only.
-# shellcheck disable=SC2317  # called from the trap handler
-our_ranks() {
-  local d p
-  for d in /proc/[0-9]*; do
-    p=${d#/proc/}
-    [ "$(readlink "$d/exe" 2> /dev/null)" = "$exe_path" ] || continue
-    if tr '\0' '\n' 2> /dev/null < "$d/environ" | grep -qxF "STRATUS_STOP_FILE=$STRATUS_STOP_FILE"; then echo "$p"; fi
-  done
-}
-
 pid="" signals=0 stops=0 trapped=0 forwarded=""
 # shellcheck disable=SC2317  # called from the traps
 on_signal() {
@@ -101,14 +83,8 @@ on_signal() {
   signals=$((signals + 1))
   if [ "$sig" = INT ] || [ "$sig" = TERM ]; then stops=$((stops + 1)); fi
   if [ "$signals" -eq 1 ]; then
-    if [ "$stop_file_aware" = 1 ]; then
-      : > "$STRATUS_STOP_FILE"
-      echo "$me: got SIG$sig: asking stratus to stop at its next step (it writes a checkpoint and exits 3)" >&2
-    else
-      echo "$me: got SIG$sig: sending SIGUSR1 to stratus on this node (it writes a checkpoint and exits 3)" >&2
-      local p
-      for p in $(our_ranks); do kill -USR1 "$p" 2> /dev/null || true; done
-    fi
+    : > "$STRATUS_STOP_FILE"
+    echo "$me: got SIG$sig: asking stratus to stop at its next step (it writes a checkpoint and exits 3)" >&2
   elif [ "$stops" -ge 2 ]; then
     echo "$me: got SIG$sig again: passing it to the launcher (stop now)" >&2
     forwarded=$sig
