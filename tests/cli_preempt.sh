@@ -12,7 +12,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 require_tools h5diff pgrep
 
-N=400
+N=800
 RUN=(run "$SRC/inputs/climate/thermal.ini" --set grid.nx=200 --set grid.nz=100 --set run.t_end=1e9
      --set run.history_every=10 --set run.snapshot_every=0 --set run.max_steps=$N --set run.checkpoint_every=1)
 CHECK=(check "$SRC/inputs/climate/thermal.ini" --set grid.nx=200 --set grid.nz=100 --set run.t_end=1e9)
@@ -27,17 +27,19 @@ for i in $(seq 10); do
   "$MPIEXEC" -n 2 "$STRATUS" "${RUN[@]}" --set run.output_dir="$p" --set run.progress_every=1 --restart auto \
     > "$T/log_$i" 2>&1 &
   pid=$!
-  # once the segment steps (its stop handlers are in place), a random moment within the next 0.8 s
+  # once the segment steps (its stop handlers are in place), a random moment within the next 0.4 s
   for _ in $(seq 400); do
     grep -q "^step " "$T/log_$i" && break
     kill -0 $pid 2> /dev/null || break
     sleep 0.02
   done
-  sleep "0.$((RANDOM % 8))$((RANDOM % 10))"
+  sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
   ranks=$(pgrep -f "^$STRATUS run " || true)
   if [[ -z $ranks ]]; then
-    wait $pid || true
-    fail "segment $i: the run ended before the signal (raise N)"
+    rc=0
+    wait $pid || rc=$?
+    tail -n 5 "$T/log_$i" >&2
+    fail "segment $i: no rank to signal: the run ended with exit $rc before the signal"
   fi
   # shellcheck disable=SC2086
   kill -TERM $ranks 2> /dev/null || true

@@ -128,11 +128,11 @@ RunControl::RunControl(MPI_Comm comm, std::optional<double> deadline, double mar
     log::warn("the stop file '" + stop_file_ + "' (STRATUS_STOP_FILE) exists already: the run stops after one step");
 }
 
+// The stop handlers stay in place: a stop signal during the final output and shutdown is taken as the
+// request it is (the run is ending already), and a second one still ends the process at once. Only the
+// grace alarm goes.
 RunControl::~RunControl() {
   ::alarm(0);
-  std::signal(SIGTERM, SIG_DFL);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGUSR1, SIG_DFL);
   std::signal(SIGALRM, SIG_DFL);
 }
 
