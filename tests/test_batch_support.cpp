@@ -21,11 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "core/timer.hpp"
 #include "core/batch_env.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
+#include "core/timer.hpp"
 #include "io/metrics_file.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -34,17 +35,7 @@ using stratus::Metric;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "stratus_batch_support_XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempDir = test::TempDir;
 
 /// Sets (or, with nullptr, unsets) environment variables for the life of the object and restores them
 /// after. Every Slurm variable read by batch_env starts unset, so that the tests behave the same inside
@@ -196,7 +187,7 @@ TEST_CASE("slurm_job reads the Slurm environment", "[batch]") {
 
 TEST_CASE("slurm_seconds_left asks the environment, then squeue", "[batch]") {
   Env env;
-  TempDir t;
+  TempDir t("stratus_batch_support");
   const fs::path marker = t.path / "squeue_ran";
   fake_squeue(t.path, "touch '" + marker.string() +
                           "'\n[ \"$1 $2 $3 $4 $5\" = \"-h -j 77 -o %L\" ] || exit 3\necho 1-02:03:04");
@@ -301,7 +292,7 @@ TEST_CASE("prometheus_text escapes label values and refuses bad names", "[batch]
 }
 
 TEST_CASE("write_file_atomically replaces a file and leaves nothing else", "[batch][io]") {
-  TempDir t;
+  TempDir t("stratus_batch_support");
   const fs::path p = t.path / "run.prom";
   stratus::write_file_atomically(p.string(), "first\n");
   CHECK(read(p) == "first\n");
@@ -314,7 +305,7 @@ TEST_CASE("write_file_atomically replaces a file and leaves nothing else", "[bat
 }
 
 TEST_CASE("write_file_atomically names the path when it fails and leaves no temporary", "[batch][io]") {
-  TempDir t;
+  TempDir t("stratus_batch_support");
   std::ofstream(t.path / "file") << "x";
   const std::string under_file = (t.path / "file" / "run.prom").string();  // ENOTDIR, even for root
   CHECK_THAT(error([&] { stratus::write_file_atomically(under_file, "x"); }), Contains(under_file));

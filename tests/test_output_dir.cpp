@@ -3,19 +3,19 @@
 // refused while the first is held and granted once it is released, that stale temporaries of the run go
 // and nothing else does, and that a request larger than the file system is refused before anything is
 // written. One rank, a temporary directory, milliseconds.
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "core/error.hpp"
 #include "io/output_dir.hpp"
 #include "io/space.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -30,17 +30,7 @@ using stratus::OutputLock;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "stratus_output_dir_XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempDir = test::TempDir;
 
 std::string input_error(const std::function<void()>& f) {
   try {
@@ -57,7 +47,7 @@ void touch(const fs::path& p) { std::ofstream(p) << "x"; }
 }  // namespace
 
 TEST_CASE("check_output_location refuses names and directories a run could not use", "[io]") {
-  TempDir t;
+  TempDir t("stratus_output_dir");
   const std::string d = (t.path / "out").string();
   CHECK_NOTHROW(check_output_location(d, "run"));
   CHECK_NOTHROW(check_output_location((t.path / "a" / "b").string(), "run"));  // created later
@@ -111,13 +101,13 @@ TEST_CASE("is_run_output matches the run's finished outputs only", "[io]") {
   for (const std::string f : {"g.xmf", "g.h5md", "g_history.csv", "g_report.json", "g.done", "g_000010.h5",
                               "g_000010.xmf", "g_chk_00000010.h5", "g_from_00000100.h5md", "g_from_00000100.xmf"})
     CHECK(is_run_output(f, "g"));
-  for (const std::string f : {"g_000010.h5.tmp", "g_report.json.tmp.12", "other_000010.h5", "gx_000010.h5", "g_notes.txt",
-                              "g_b_000010.h5", "g_chk_x.h5", ".g.lock", "g.earlier-1", "g.prom"})
+  for (const std::string f : {"g_000010.h5.tmp", "g_report.json.tmp.12", "other_000010.h5", "gx_000010.h5",
+                              "g_notes.txt", "g_b_000010.h5", "g_chk_x.h5", ".g.lock", "g.earlier-1", "g.prom"})
     CHECK_FALSE(is_run_output(f, "g"));
 }
 
 TEST_CASE("move_aside_earlier_run moves the run's outputs into NAME.earlier-K, nothing else", "[io]") {
-  TempDir t;
+  TempDir t("stratus_output_dir");
   const fs::path d = t.path / "out";
   fs::create_directories(d);
   for (const char* f : {"g_history.csv", "g_000010.h5", "g.done", "g_chk_00000010.h5", "h_history.csv", "notes.txt"})
@@ -139,7 +129,7 @@ TEST_CASE("move_aside_earlier_run moves the run's outputs into NAME.earlier-K, n
 }
 
 TEST_CASE("OutputLock: one writer per run and directory; stale temporaries removed", "[io]") {
-  TempDir t;
+  TempDir t("stratus_output_dir");
   const std::string d = (t.path / "out").string();
   fs::create_directories(d);
   touch(fs::path(d) / "g_000010.h5.tmp");
@@ -162,7 +152,7 @@ TEST_CASE("OutputLock: one writer per run and directory; stale temporaries remov
 }
 
 TEST_CASE("reserve_space refuses more than the file system holds, before writing", "[io]") {
-  TempDir t;
+  TempDir t("stratus_output_dir");
   const std::string f = (t.path / "big.h5.tmp").string();
   CHECK_NOTHROW(stratus::reserve_space(MPI_COMM_WORLD, f, 4096.0));
   CHECK_FALSE(fs::exists(f));

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/sha256.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -19,17 +20,7 @@ using stratus::sha256_hex;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "stratus_sha256_XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempDir = test::TempDir;
 
 /// The first word sha256sum prints for `path` (empty when the tool fails).
 std::string sha256sum_tool(const fs::path& path) {
@@ -58,7 +49,7 @@ TEST_CASE("sha256_hex matches the FIPS 180 example messages", "[sha256]") {
 }
 
 TEST_CASE("sha256_file agrees with sha256sum around block and buffer boundaries", "[sha256]") {
-  TempDir t;
+  TempDir t("stratus_sha256");
   unsigned x = 12345;
   for (std::size_t n : {0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000, 65535, 65536, 65537, 200003}) {
     const fs::path f = t.path / ("data_" + std::to_string(n));
@@ -77,7 +68,7 @@ TEST_CASE("sha256_file agrees with sha256sum around block and buffer boundaries"
 }
 
 TEST_CASE("sha256_file names a file it cannot read", "[sha256]") {
-  TempDir t;
+  TempDir t("stratus_sha256");
   const std::string missing = (t.path / "missing.txt").string();
   CHECK_THROWS_WITH(sha256_file(missing), Contains(missing));
   CHECK_THROWS_AS(sha256_file(missing), stratus::InputError);

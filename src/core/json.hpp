@@ -63,6 +63,10 @@ class JsonWriter {
   std::string out_;
 };
 
+/// The shortest "%.15g" .. "%.17g" text of a finite `v` that reads back as exactly `v` (0.1, not
+/// 0.10000000000000001); shared by the JSON and the Prometheus writers.
+std::string round_trip_number(double v);
+
 /// A string escaped and quoted as a JSON string literal (the rules of JsonWriter::value(string)).
 std::string json_quote(const std::string& s);
 

@@ -38,10 +38,12 @@ std::size_t utf8_sequence(const std::string& s, std::size_t i) {
   return len;
 }
 
-std::string format_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  // 17 significant digits always read back exactly; fewer usually do and read better (0.1, not
-  // 0.10000000000000001).
+std::string format_number(double v) { return std::isfinite(v) ? round_trip_number(v) : "null"; }
+
+}  // namespace
+
+std::string round_trip_number(double v) {
+  // 17 significant digits always read back exactly; fewer usually do and read better.
   char buf[40];
   for (int prec = 15; prec <= 17; ++prec) {
     std::snprintf(buf, sizeof buf, "%.*g", prec, v);
@@ -49,8 +51,6 @@ std::string format_number(double v) {
   }
   return buf;
 }
-
-}  // namespace
 
 // --- Writer.
 

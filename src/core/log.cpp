@@ -13,14 +13,6 @@
 
 namespace stratus::log {
 namespace {
-std::string utc_now_text() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 Level g_level = Level::info;
 Format g_format = Format::text;
 int rank() {
@@ -34,7 +26,7 @@ int rank() {
 
 /// One JSON log line (no newline).
 std::string json_line(const char* level, int r, const std::string& msg) {
-  return "{\"time\":" + json_quote(utc_now_text()) + ",\"level\":\"" + level + "\",\"rank\":" + std::to_string(r) +
+  return "{\"time\":" + json_quote(utc_timestamp()) + ",\"level\":\"" + level + "\",\"rank\":" + std::to_string(r) +
          ",\"message\":" + json_quote(msg) + "}";
 }
 
@@ -69,6 +61,15 @@ void error(const std::string& msg) {
 }
 void fatal(const std::string& msg, int r) {
   write_stderr_line(g_format == Format::json ? json_line("error", r, msg) : "stratus: error: " + msg);
+}
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::string bytes_text(double b) {

@@ -32,6 +32,9 @@ void error(const std::string& msg);
 /// rank's MPI_Abort kills this process a moment later). Async-signal-safe for short lines.
 void write_stderr_line(const std::string& line);
 
+/// Now as an ISO 8601 UTC time stamp, "2026-12-03T15:04:05Z" (log lines, reports, markers).
+std::string utc_timestamp();
+
 /// A byte count for messages, three significant digits: "41.3 kB", "2.1 MB", "17 GB".
 std::string bytes_text(double bytes);
 

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "core/batch_env.hpp"
 #include "core/error.hpp"
@@ -55,8 +55,9 @@ extern "C" void on_stop_signal(int sig) {
   if (g_signals > 0 && sig == SIGTERM && g_first_signal == SIGTERM) {
     const int since = (monotonic_ms() - g_first_ms) & 0x3fffffff;
     if (since < kSameRequestMs) {
-      signal_safe_message("stratus: warning: SIGTERM again within 3 s: the same stop request (from the scheduler and "
-                          "from mpiexec)\n");
+      signal_safe_message(
+          "stratus: warning: SIGTERM again within 3 s: the same stop request (from the scheduler and "
+          "from mpiexec)\n");
       return;
     }
   }

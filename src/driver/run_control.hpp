@@ -21,8 +21,8 @@ std::string stop_reason_text(int reasons, int signal);
 class RunControl {
  public:
   /// Collective. Installs the stop handlers (they stay installed after the destructor, which only cancels
-  /// the grace alarm: a signal while the process ends is no reason to die without its exit code). `deadline` is the MPI_Wtime at
-  /// which the wall time runs out (nullopt: none); `margin` the least time [s] kept in hand before it;
+  /// the grace alarm: a signal while the process ends is no reason to die without its exit code). `deadline` is the
+  /// MPI_Wtime at which the wall time runs out (nullopt: none); `margin` the least time [s] kept in hand before it;
   /// `grace` the seconds from a stop signal to a forced exit (0: none).
   RunControl(MPI_Comm comm, std::optional<double> deadline, double margin, long grace);
   ~RunControl();

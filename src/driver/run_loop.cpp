@@ -182,7 +182,7 @@ std::optional<std::pair<long, double>> read_completion(MPI_Comm comm, const RunP
 void write_completion(const RunParams& rp, const Clock& clock) {
   JsonWriter w;
   w.begin_object().key("schema").value("stratus-run-complete").key("step").value(clock.step);
-  w.key("time").value(clock.time).key("completed_at").value(utc_now()).end_object();
+  w.key("time").value(clock.time).key("completed_at").value(log::utc_timestamp()).end_object();
   write_file_atomically(done_path(rp), w.str() + "\n");
 }
 

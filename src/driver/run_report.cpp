@@ -91,15 +91,6 @@ constexpr int kGpuText = 192;
 
 }  // namespace
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const Simulation& sim,
                      const std::vector<std::string>& inputs, bool resumed)
     : comm_(comm), rp_(rp) {
@@ -114,7 +105,7 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
   price_ = rp.price_per_node_hour;
   deck_source_ = deck.source();
   job_id_ = slurm_job().job_id;
-  started_at_ = utc_now();
+  started_at_ = log::utc_timestamp();
 #ifdef KOKKOS_ENABLE_CUDA
   gpus_ = size_;  // one GPU per rank
 #endif
@@ -341,7 +332,7 @@ std::string RunReport::write(const RunProgress& p, int exit_code, const std::str
   const double node_hours = nodes_ * wall / 3600.0, gpu_hours = gpus_ * wall / 3600.0;
   const BatchJob job = slurm_job();
   const std::string status = exit_code == 0 ? "complete" : exit_code == 3 ? "stopped" : "failed";
-  const std::string ended_at = utc_now();
+  const std::string ended_at = log::utc_timestamp();
 
   JsonWriter w;
   w.begin_object();

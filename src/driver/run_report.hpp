@@ -68,7 +68,4 @@ class RunReport {
   std::unique_ptr<GpuTelemetry> gpu_;
 };
 
-/// ISO 8601 UTC time stamp of now ("2026-12-03T15:04:05Z").
-std::string utc_now();
-
 }  // namespace stratus
