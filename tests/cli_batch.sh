@@ -49,12 +49,7 @@ for seg in 1 2 3; do
     --restart auto --set run.progress_every=1 > "$T/log_seg$seg" 2>&1 &
   pid=$!
   # stop once the run has reached step 30, 60, 90
-  target=$(( seg * 30 ))
-  for _ in $(seq 600); do
-    grep -q "^step $target " "$T/log_seg$seg" && break
-    kill -0 $pid 2> /dev/null || break
-    sleep 0.05
-  done
+  wait_for_line "^step $(( seg * 30 )) " "$T/log_seg$seg" $pid
   touch "$STRATUS_STOP_FILE"
   wait $pid || rc=$?
   [[ $rc -eq 3 ]] || { cat "$T/log_seg$seg" >&2; fail "segment $seg: exit $rc after the stop file, expected 3"; }

@@ -28,11 +28,7 @@ for i in $(seq 10); do
     > "$T/log_$i" 2>&1 &
   pid=$!
   # once the segment steps (its stop handlers are in place), a random moment within the next 0.4 s
-  for _ in $(seq 400); do
-    grep -q "^step " "$T/log_$i" && break
-    kill -0 $pid 2> /dev/null || break
-    sleep 0.02
-  done
+  wait_for_line "^step " "$T/log_$i" $pid
   sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
   ranks=$(pgrep -f "^$STRATUS run " || true)
   if [[ -z $ranks ]]; then

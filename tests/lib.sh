@@ -11,7 +11,8 @@
 #   FAIL_LOGS=(files...) whose first 40 lines fail prints after its message.
 # Helpers: fail MSG (exit 1), pass MSG, skip MSG (exit 77, CTest's SKIP_RETURN_CODE),
 #   require_tools TOOL... (fail unless each is on PATH), expect_rc WANT LOG CMD... (CMD's exit status must
-#   be WANT; its stdout and stderr go to LOG and are shown when it is not).
+#   be WANT; its stdout and stderr go to LOG and are shown when it is not), wait_for_line REGEX FILE PID
+#   [SECONDS] (until a line of FILE matches, PID ends, or SECONDS (default 30) pass).
 # The tests write only under $T: nothing in the source tree or the build tree.
 
 set -euo pipefail
@@ -70,3 +71,12 @@ _stratus_test_exit() {
 }
 trap _stratus_test_exit EXIT
 cd "$T"
+
+wait_for_line() {
+  local regex=$1 file=$2 pid=$3 limit=${4:-30} i
+  for ((i = 0; i < limit * 50; i++)); do
+    grep -q -- "$regex" "$file" 2> /dev/null && return 0
+    kill -0 "$pid" 2> /dev/null || return 0
+    sleep 0.02
+  done
+}

@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "core/error.hpp"
 
 // Matches an exception whose what() contains every one of `parts` (Contains works on strings only).
 class MessageContains : public Catch::MatcherBase<std::exception> {
@@ -25,3 +28,14 @@ class MessageContains : public Catch::MatcherBase<std::exception> {
  private:
   std::vector<std::string> parts_;
 };
+
+// The message of the InputError that f throws (the case fails when it throws none).
+inline std::string input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const stratus::InputError& e) {
+    return e.what();
+  }
+  FAIL("expected an InputError");
+  return {};
+}

@@ -26,6 +26,7 @@
 #include "core/host_memory.hpp"
 #include "core/timer.hpp"
 #include "io/metrics_file.hpp"
+#include "message_matcher.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -67,15 +68,6 @@ class Env {
   std::map<std::string, std::pair<bool, std::string>> saved_;
 };
 
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  FAIL("expected an InputError");
-  return {};
-}
 
 std::string error(const std::function<void()>& f) {
   try {

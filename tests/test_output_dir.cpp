@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "io/output_dir.hpp"
 #include "io/space.hpp"
+#include "message_matcher.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -32,15 +33,6 @@ namespace {
 
 using TempDir = test::TempDir;
 
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  FAIL("expected an InputError");
-  return {};
-}
 
 void touch(const fs::path& p) { std::ofstream(p) << "x"; }
 
