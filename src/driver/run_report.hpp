@@ -26,7 +26,7 @@ struct RunProgress {
   double time0 = 0.0;  // its simulated time
   long step = 0;
   double time = 0.0;
-  double started = 0.0;  // MPI_Wtime of this invocation's start of stepping
+  double started = 0.0;  // MPI_Wtime of this invocation's first step
 };
 
 class RunReport {
