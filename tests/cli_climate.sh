@@ -7,6 +7,7 @@
 #   usage: cli_climate.sh STRATUS MPIEXEC SOURCE_DIR
 # shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+require_tools python3
 
 for deck in "$SRC"/inputs/climate/*.ini; do
   "$STRATUS" check "$deck" -q > /dev/null 2> err.txt || fail "check $(basename "$deck"): $(cat err.txt)"
@@ -47,7 +48,16 @@ grep -q "first non-finite value: field '.*' at cell ([0-9]*, 0, [0-9]*), x = .* 
   || fail "no location in: $(cat div.log)"
 step=$(sed -n 's/.*diverged at step \([0-9]*\).*/\1/p' div.log)
 [[ -f div/thermal_$(printf %06d "$step").h5 ]] || fail "no last snapshot for step $step in div/"
-pass "a diverging run stops at step $step with the first non-finite cell named and a last snapshot"
+# the run report records the failure (status, exit code 1, the message, the step reached); no NAME.done
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["run"]["status"] == "failed" and r["run"]["exit_code"] == 1, r["run"]
+assert "diverged at step " + sys.argv[2] in r["run"]["error"], r["run"]["error"]
+assert r["progress"]["end_step"] == int(sys.argv[2]) and r["segments"][-1]["exit_code"] == 1
+' div/thermal_report.json "$step" || fail "the diverged run's report does not record the failure"
+[[ ! -f div/thermal.done ]] || fail "a diverged run left thermal.done"
+pass "a diverging run stops at step $step with the first non-finite cell named, a last snapshot and a report of the failure"
 
 set +e
 "$STRATUS" run "$SRC/inputs/climate/thermal.ini" -q --set grid.nx=100 --set grid.nz=50 \
