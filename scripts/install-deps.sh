@@ -13,7 +13,8 @@
 #
 # - With --test-tools: also what the test suite runs besides the build (Debian's python3-h5py, numpy,
 #   matplotlib and MDAnalysis for the postprocessing and trajectory tests, jsonschema for the run report
-#   test, procps for the signal tests), so
+#   test, procps for the signal tests, Slurm and munge for the scheduler test, which starts daemons of its
+#   own and leaves the system's alone), so
 #   that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
 #   and llvm-16 (llvm-symbolizer), for scripts/fuzz.sh.
 #
@@ -57,7 +58,8 @@ kokkos_version=3.4.1
 packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
           libboost-program-options-dev catch2 libfftw3-dev)
-[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis python3-jsonschema procps)
+[ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis python3-jsonschema procps
+                                     slurm-wlm slurm-client munge)
 [ "$fuzz_tools" = 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 missing=()
 for p in "${packages[@]}"; do
