@@ -75,6 +75,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   say "installing ${missing[*]}"
+  # munge's postinst makes its key as user munge through su, which fails where / is not searchable by
+  # other users (some chroots and containers); a key made here first is what it would have made.
+  if [[ " ${missing[*]} " == *" munge "* ]] && ! as_root test -e /etc/munge/munge.key; then
+    as_root mkdir -p -m 0700 /etc/munge
+    as_root sh -c 'umask 077 && dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none'
+  fi
   as_root apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi

@@ -31,11 +31,10 @@ slurm_install() {
   local mpi_before mpirun_before
   mpi_before=$(readlink -f /etc/alternatives/mpi 2> /dev/null || true)
   mpirun_before=$(readlink -f /etc/alternatives/mpirun 2> /dev/null || true)
-  { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm slurm-client munge; } \
-    > "$T/apt.log" 2>&1 ||
+  # the test tools of scripts/install-deps.sh include them (and prepare munge's key)
+  bash "$SRC/scripts/install-deps.sh" --test-tools > "$T/apt.log" 2>&1 ||
     { grep -E -A8 "^dpkg: error|postinst" "$T/apt.log" | head -n 60 >&2; tail -n 20 "$T/apt.log" >&2
-      fail "apt-get install slurm-wlm slurm-client munge failed"; }
+      fail "scripts/install-deps.sh --test-tools (slurm-wlm slurm-client munge) failed"; }
   # A package that pulls in OpenMPI can switch the mpi/mpirun alternatives away from MPICH: put them back.
   if [[ -n $mpi_before && $(readlink -f /etc/alternatives/mpi) != "$mpi_before" ]]; then
     update-alternatives --set mpi "$mpi_before" > /dev/null && echo "note: set the mpi alternative back to $mpi_before"
