@@ -17,7 +17,6 @@
 
 SLURM_DIR=""
 SLURM_PIDS=()
-SLURM_CGROUP_MOUNTED=0
 
 slurm_install() {
   local missing=0 tool
@@ -62,14 +61,6 @@ slurm_start() {
   [[ $(id -u) -eq 0 ]] || skip "a private slurmd needs root (it runs jobs as their owners)"
   SLURM_DIR=$T/slurm
   local d=$SLURM_DIR
-  # slurmd (22.05) needs a cgroup file system even with proctrack/linuxproc; a chroot may have none
-  # mounted (its /sys bound without submounts): mount cgroup2 there for the test, and only there.
-  if [[ -d /sys/fs/cgroup ]] && ! mountpoint -q /sys/fs/cgroup && [[ -z $(ls -A /sys/fs/cgroup) ]]; then
-    if mount -t cgroup2 cgroup2 /sys/fs/cgroup 2> /dev/null; then
-      SLURM_CGROUP_MOUNTED=1
-      echo "info: mounted cgroup2 on /sys/fs/cgroup for slurmd (none was mounted)"
-    fi
-  fi
   mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log" "$d/run"
   chmod 0755 "$d" "$d/munge"
   # munge: a fresh key, its own socket; munged insists on owner-only key and state files
@@ -144,8 +135,6 @@ EOF
 
 slurm_stop() {
   local p
-  # (after the daemons are gone, below) the cgroup file system mounted for them goes too
-  trap 'if [[ $SLURM_CGROUP_MOUNTED == 1 ]]; then umount /sys/fs/cgroup 2> /dev/null || umount -l /sys/fs/cgroup; SLURM_CGROUP_MOUNTED=0; fi' RETURN
   if [[ ${#SLURM_PIDS[@]} -gt 0 && -n ${SLURM_CONF:-} ]]; then  # no job of this cluster outlives it
     scancel --full --user "$(id -un)" 2> /dev/null || true
     for _ in $(seq 1 100); do [[ -z $(squeue -h 2> /dev/null) ]] && break; sleep 0.1; done
