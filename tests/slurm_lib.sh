@@ -119,7 +119,9 @@ EOF
   [[ -s $d/run/slurmctld.pid ]] || fail "slurmctld wrote no pid file (log: $(tail -n 5 "$d/log/slurmctld.log"))"
   SLURM_PIDS+=("$(cat "$d/run/slurmctld.pid")")
   slurmd -f "$SLURM_CONF" -N localhost > "$d/log/slurmd.out" 2>&1 ||
-    { cat "$d/log/slurmd.out" >&2; tail -n 20 "$d/log/slurmd.log" >&2 2> /dev/null; skip "slurmd cannot run here"; }
+    { cat "$d/log/slurmd.out" >&2; tail -n 20 "$d/log/slurmd.log" >&2 2> /dev/null
+      # e.g. in a chroot without a cgroup file system: "No filesystem mounted on /sys/fs/cgroup"
+      skip "slurmd cannot run here: $(grep -m 1 -E 'error|fatal' "$d/log/slurmd.log" 2> /dev/null | cut -c 27-)"; }
   for _ in $(seq 1 50); do [[ -s $d/run/slurmd.pid ]] && break; sleep 0.1; done
   [[ -s $d/run/slurmd.pid ]] || skip "slurmd wrote no pid file (log: $(tail -n 5 "$d/log/slurmd.log"))"
   SLURM_PIDS+=("$(cat "$d/run/slurmd.pid")")
