@@ -326,13 +326,15 @@ TEST_CASE("Phases time exclusively: nested phases add up to the elapsed time", "
     while (MPI_Wtime() - t0 < s) {
     }
   };
+  // Lower bounds and a gap an inclusive timer could not pass: the machine may be loaded (a descheduled
+  // thread makes a phase longer, never shorter).
   const double t0 = MPI_Wtime();
   Phases::reset(Phase::compute);
   spin(0.02);  // outer phase: compute
   Phases::begin(Phase::checkpoints);
   spin(0.03);
   Phases::begin(Phase::communication);  // inside the checkpoint: charged to communication only
-  spin(0.04);
+  spin(0.3);
   Phases::end();
   spin(0.01);
   Phases::end();
@@ -340,10 +342,12 @@ TEST_CASE("Phases time exclusively: nested phases add up to the elapsed time", "
   const double elapsed = MPI_Wtime() - t0;
   double total = 0.0;
   for (double x : s) total += x;
-  CHECK(total == Approx(elapsed).margin(2e-3));
-  CHECK(s[static_cast<int>(Phase::communication)] == Approx(0.04).margin(5e-3));
-  CHECK(s[static_cast<int>(Phase::checkpoints)] == Approx(0.04).margin(5e-3));
-  CHECK(s[static_cast<int>(Phase::compute)] == Approx(0.02).margin(5e-3));
+  CHECK(total <= elapsed);
+  CHECK(total >= elapsed - 0.01);
+  CHECK(s[static_cast<int>(Phase::communication)] >= 0.3);
+  CHECK(s[static_cast<int>(Phase::checkpoints)] >= 0.04);
+  CHECK(s[static_cast<int>(Phase::checkpoints)] < 0.25);  // an inclusive timer would hold >= 0.34
+  CHECK(s[static_cast<int>(Phase::compute)] >= 0.02);
   CHECK(s[static_cast<int>(Phase::diagnostics)] == 0.0);
   CHECK_THROWS_AS(Phases::end(), stratus::Error);  // nothing open
 }
