@@ -90,8 +90,6 @@ void Phases::end() {
   Kokkos::Profiling::popRegion();
 }
 
-void Phases::add(Phase p, double seconds) { state().total[static_cast<int>(p)] += seconds; }
-
 std::array<double, kPhases> Phases::seconds() {
   State& s = state();
   charge(s, MPI_Wtime());

@@ -40,8 +40,6 @@ class Phases {
   static void begin(Phase p);
   /// Leaves the innermost phase.
   static void end();
-  /// Adds seconds measured elsewhere (e.g. the start-up before reset()).
-  static void add(Phase p, double seconds);
   /// Exclusive seconds per phase up to now (the open phases included).
   static std::array<double, kPhases> seconds();
 };

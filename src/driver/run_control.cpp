@@ -139,11 +139,6 @@ RunControl::~RunControl() {
 
 int RunControl::signal() const { return g_first_signal; }
 
-std::optional<double> RunControl::seconds_left() const {
-  if (!deadline_) return std::nullopt;
-  return *deadline_ - MPI_Wtime();
-}
-
 void RunControl::checkpoint_begins() { g_in_checkpoint = 1; }
 
 void RunControl::checkpoint_ends(double seconds) {

@@ -34,8 +34,6 @@ class RunControl {
   int poll(double step_seconds);
   /// The largest host RSS high water over the ranks at the last poll [bytes].
   double rss_high_water() const { return rss_max_; }
-  /// Seconds until the wall-time limit (rank 0's clock; nullopt: none).
-  std::optional<double> seconds_left() const;
   /// The signal that asked for the stop (0: none).
   int signal() const;
 

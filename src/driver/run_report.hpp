@@ -48,9 +48,6 @@ class RunReport {
   /// `exit_code` 0 complete, 3 stopped early (`reason`), 1 failed (`error`).
   std::string write(const RunProgress& p, int exit_code, const std::string& reason, const std::string& error);
 
-  /// The price of a node-hour (run.price_per_node_hour, or STRATUS_PRICE_PER_NODE_HOUR), 0 when none.
-  double price() const { return price_; }
-
  private:
   double fraction_done(const RunProgress& p) const;
   std::optional<double> eta_seconds(const RunProgress& p) const;
