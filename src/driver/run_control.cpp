@@ -139,11 +139,13 @@ RunControl::~RunControl() {
 
 int RunControl::signal() const { return g_first_signal; }
 
-void RunControl::checkpoint_begins() { g_in_checkpoint = 1; }
+RunControl::CheckpointWindow::CheckpointWindow(RunControl& control) : control_(control), t0_(MPI_Wtime()) {
+  g_in_checkpoint = 1;
+}
 
-void RunControl::checkpoint_ends(double seconds) {
+RunControl::CheckpointWindow::~CheckpointWindow() {
   g_in_checkpoint = 0;
-  checkpoint_s_ = std::max(checkpoint_s_, seconds);
+  control_.checkpoint_s_ = std::max(control_.checkpoint_s_, MPI_Wtime() - t0_);
 }
 
 int RunControl::poll(double step_seconds) {

@@ -37,10 +37,19 @@ class RunControl {
   /// The signal that asked for the stop (0: none).
   int signal() const;
 
-  /// Brackets a checkpoint write: a second signal inside waits for its end; `seconds` (the write's
-  /// duration) raises the guard's margin.
-  void checkpoint_begins();
-  void checkpoint_ends(double seconds);
+  /// Brackets a checkpoint write, however it ends: a second signal inside waits for its end, and its
+  /// duration raises the guard's margin.
+  class CheckpointWindow {
+   public:
+    explicit CheckpointWindow(RunControl& control);
+    ~CheckpointWindow();
+    CheckpointWindow(const CheckpointWindow&) = delete;
+    CheckpointWindow& operator=(const CheckpointWindow&) = delete;
+
+   private:
+    RunControl& control_;
+    double t0_;
+  };
 
  private:
   MPI_Comm comm_;

@@ -48,7 +48,7 @@ std::vector<double> owned_block(const GridFields& f) {
 void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, const RunParams& rp, MPI_Comm comm,
                       int size, RunControl& control) {
   ScopedPhase phase(Phase::checkpoints);
-  const double t0 = MPI_Wtime();
+  const RunControl::CheckpointWindow window(control);
   CheckpointMeta meta;
   meta.physics = rp.physics;
   meta.step = clock.step;
@@ -56,7 +56,6 @@ void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, con
   meta.deck_text = deck.resolved_text();
   meta.nranks = size;
   const std::string path = checkpoint_path(rp.output_dir, rp.name, clock.step);
-  control.checkpoint_begins();
   try {
     CheckpointWriter w(comm, path, meta);
     if (auto f = sim.checkpoint_fields())
@@ -65,13 +64,10 @@ void write_checkpoint(Simulation& sim, const Clock& clock, const Deck& deck, con
     sim.write_checkpoint(w);
     w.commit(rp.checkpoint_keep);
   } catch (const CollectiveError&) {
-    control.checkpoint_ends(MPI_Wtime() - t0);
     throw;
   } catch (const Error& e) {
-    control.checkpoint_ends(MPI_Wtime() - t0);
     throw Error(e.what() + space_hint(path));
   }
-  control.checkpoint_ends(MPI_Wtime() - t0);
   log::info("wrote checkpoint " + path);
 }
 
@@ -179,6 +175,13 @@ std::optional<std::pair<long, double>> read_completion(MPI_Comm comm, const RunP
   return std::make_pair(static_cast<long>(v[1]), v[2]);
 }
 
+/// The line that says a complete run has nothing to do (`unit`: the time unit, when known).
+std::string complete_text(const RunParams& rp, const RestartPlan& plan, const std::string& unit) {
+  return "run '" + rp.name + "' in '" + rp.output_dir + "' is complete at step " + std::to_string(plan.completed_step) +
+         ", t = " + fmt(plan.completed_time) + (unit.empty() ? "" : " " + unit) + " (" + rp.name +
+         ".done): --restart auto has nothing to do";
+}
+
 void write_completion(const RunParams& rp, const Clock& clock) {
   JsonWriter w;
   w.begin_object().key("schema").value("stratus-run-complete").key("step").value(clock.step);
@@ -218,8 +221,7 @@ RestartPlan plan_restart(const Deck& deck, const RunParams& rp, MPI_Comm comm, c
 void validate_restart(const Deck& deck, const RunParams& rp, MPI_Comm comm, const std::string& restart) {
   const RestartPlan plan = plan_restart(deck, rp, comm, restart);
   if (plan.complete) {
-    log::info("run '" + rp.name + "' in '" + rp.output_dir + "' is complete at step " +
-              std::to_string(plan.completed_step) + ": --restart auto has nothing to do");
+    log::info(complete_text(rp, plan, ""));
     return;
   }
   if (plan.checkpoint.empty()) return;
@@ -234,9 +236,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (plan.complete) {
-    log::info("run '" + rp.name + "' in '" + rp.output_dir + "' is complete at step " +
-              std::to_string(plan.completed_step) + ", t = " + fmt(plan.completed_time) + " " + sim.time_unit() + " (" +
-              rp.name + ".done): nothing to do");
+    log::info(complete_text(rp, plan, sim.time_unit()));
     return RunStatus::completed;
   }
   Phases::reset(Phase::compute);
@@ -339,14 +339,13 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     snapshot();
     check_finite(record(0.0));
 
-    const double eps = 1e-12 * rp.t_end;
     long progress_every = rp.progress_every;
     long last_snapshot = clock.step;
     long last_checkpoint = clock.step;
     double step_start = MPI_Wtime();
     loop_start = step_start;
     progress.started = step_start;
-    while (clock.time < rp.t_end - eps && (rp.max_steps == 0 || clock.step < rp.max_steps)) {
+    while (!reaches_end(rp, clock.step, clock.time)) {
       double dt = rp.dt > 0.0 ? rp.dt : sim.stable_dt();
       if (!(dt > 0.0) || !std::isfinite(dt)) diverged("the stable time step is " + fmt(dt), !std::isfinite(dt));
       if (clock.time + dt > rp.t_end) dt = rp.t_end - clock.time;
