@@ -230,3 +230,14 @@ TEST_CASE("parse_json refuses nesting deeper than 64 levels", "[json]") {
   for (int i = 0; i < 100; ++i) objects += "{\"k\":";
   CHECK_THAT(parse_error(objects), Contains("nesting deeper than 64"));
 }
+
+TEST_CASE("JsonWriter writes a parsed value back as it was", "[json]") {
+  const std::string text = R"({"a":[1,2.5,null,true,false],"b":{"c":"x\"y","d":{}},"e":[],"f":-1e-300})";
+  JsonWriter w(false);
+  w.value(parse_json(text, "<text>"));
+  CHECK(w.str() == text);
+  // inside a document, after a key
+  JsonWriter outer(false);
+  outer.begin_object().key("copy").value(parse_json("[0.1,\"z\"]", "<text>")).end_object();
+  CHECK(outer.str() == R"({"copy":[0.1,"z"]})");
+}

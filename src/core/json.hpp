@@ -15,6 +15,8 @@ namespace stratus {
 /// Builds JSON text. Inside an object every value (and every begin_object/begin_array) must follow a
 /// key(); inside an array or at the top level it must not. Misuse (a missing key, a mismatched end, a
 /// second top-level value) throws stratus::Error: it is a bug in the caller.
+class JsonValue;
+
 class JsonWriter {
  public:
   /// `pretty`: one member per line, 2-space indent; otherwise no whitespace at all (one-line records).
@@ -41,6 +43,8 @@ class JsonWriter {
   JsonWriter& value(const std::string& v);
   JsonWriter& value(const char* v);
   JsonWriter& value(std::nullptr_t);
+  /// A parsed value as it is (e.g. one read back from an earlier file), arrays and objects included.
+  JsonWriter& value(const JsonValue& v);
 
   /// The document (no trailing newline). Throws Error while an object or array is still open or when
   /// nothing has been written.

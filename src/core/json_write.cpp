@@ -193,6 +193,28 @@ JsonWriter& JsonWriter::value(const std::string& v) { return raw(json_quote(v));
 JsonWriter& JsonWriter::value(const char* v) { return v ? raw(json_quote(v)) : raw("null"); }
 JsonWriter& JsonWriter::value(std::nullptr_t) { return raw("null"); }
 
+JsonWriter& JsonWriter::value(const JsonValue& v) {
+  switch (v.type()) {
+    case JsonValue::Type::null:
+      return value(nullptr);
+    case JsonValue::Type::boolean:
+      return value(v.as_bool());
+    case JsonValue::Type::number:
+      return value(v.as_number());
+    case JsonValue::Type::string:
+      return value(v.as_string());
+    case JsonValue::Type::array:
+      begin_array();
+      for (const auto& e : v.as_array()) value(e);
+      return end_array();
+    case JsonValue::Type::object:
+      begin_object();
+      for (const auto& [k, e] : v.as_object()) key(k).value(e);
+      return end_object();
+  }
+  return *this;
+}
+
 std::string JsonWriter::str() const {
   if (!stack_.empty()) throw Error("JsonWriter: the document has an open object or array");
   if (!done_) throw Error("JsonWriter: the document is empty");

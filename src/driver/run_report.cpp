@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <tuple>
 
 #include "core/agree.hpp"
 #include "core/batch_env.hpp"
@@ -54,8 +55,8 @@ std::string duration_text(double s) {
   return os.str();
 }
 
-/// Nodes of comm: the ranks that share memory count once.
-int count_nodes(MPI_Comm comm) {
+/// Nodes of comm (the ranks that share memory count once), and whether this rank is its node's first.
+std::pair<int, bool> count_nodes(MPI_Comm comm) {
   MPI_Comm node;
   STRATUS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int local = 0;
@@ -63,16 +64,7 @@ int count_nodes(MPI_Comm comm) {
   MPI_Comm_free(&node);
   int first = local == 0 ? 1 : 0, nodes = 0;
   STRATUS_MPI_CHECK(MPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, comm));
-  return nodes;
-}
-
-bool node_leader(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  return local == 0;
+  return {nodes, first == 1};
 }
 
 std::string host_name() {
@@ -85,6 +77,25 @@ void min_mean_max(JsonWriter& w, const std::string& name, double lo, double mean
   w.key(name).begin_object().key("min").value(lo).key("mean").value(mean).key("max").value(hi).end_object();
 }
 
+// The keys of a segment and the kind of value each holds (docs/run-report.schema.json).
+const std::pair<const char*, JsonValue::Type> kSegmentKeys[] = {{"index", JsonValue::Type::number},
+                                                                {"start_step", JsonValue::Type::number},
+                                                                {"end_step", JsonValue::Type::number},
+                                                                {"start_time", JsonValue::Type::number},
+                                                                {"end_time", JsonValue::Type::number},
+                                                                {"wall_s", JsonValue::Type::number},
+                                                                {"nodes", JsonValue::Type::number},
+                                                                {"ranks", JsonValue::Type::number},
+                                                                {"node_hours", JsonValue::Type::number},
+                                                                {"gpu_hours", JsonValue::Type::number},
+                                                                {"exit_code", JsonValue::Type::number},
+                                                                {"reason", JsonValue::Type::string},
+                                                                {"started_at", JsonValue::Type::string},
+                                                                {"ended_at", JsonValue::Type::string},
+                                                                {"host", JsonValue::Type::string},
+                                                                {"slurm_job_id", JsonValue::Type::string},
+                                                                {"slurm_restart_count", JsonValue::Type::number}};
+
 // One GPU's statistics travel to rank 0 as doubles and a fixed-size text (host | bus id | name).
 constexpr int kGpuDoubles = 11;
 constexpr int kGpuText = 192;
@@ -96,7 +107,8 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
     : comm_(comm), rp_(rp) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
-  nodes_ = count_nodes(comm);
+  bool leader = false;
+  std::tie(nodes_, leader) = count_nodes(comm);
   physics_ = rp.physics;
   work_unit_ = sim.work_unit();
   time_unit_ = sim.time_unit();
@@ -128,35 +140,14 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
         text << in.rdbuf();
         try {
           const JsonValue r = parse_json(text.str(), report_path(rp));
+          // Each earlier segment keeps the keys of the schema, a value of the wrong kind as null.
           for (const auto& s : r.at("segments").as_array()) {
-            JsonWriter w(false);
-            w.begin_object();
-            for (const char* k : {"index", "start_step", "end_step", "start_time", "end_time", "wall_s", "nodes",
-                                  "ranks", "node_hours", "gpu_hours", "exit_code"}) {
+            JsonValue::Object seg;
+            for (const auto& [k, type] : kSegmentKeys) {
               const JsonValue* v = s.find(k);
-              w.key(k);
-              if (v && v->is_number())
-                w.value(v->as_number());
-              else
-                w.value(nullptr);
+              seg.emplace_back(k, v && v->type() == type ? *v : JsonValue());
             }
-            for (const char* k : {"reason", "started_at", "ended_at", "host", "slurm_job_id"}) {
-              const JsonValue* v = s.find(k);
-              w.key(k);
-              if (v && v->is_string())
-                w.value(v->as_string());
-              else
-                w.value(nullptr);
-            }
-            const JsonValue* rc = s.find("slurm_restart_count");
-            w.key("slurm_restart_count");
-            if (rc && rc->is_number())
-              w.value(rc->as_number());
-            else
-              w.value(nullptr);
-            w.end_object();
-            earlier_segments_ += (earlier_count_ ? "," : "") + w.str();
-            ++earlier_count_;
+            earlier_segments_.emplace_back(std::move(seg));
             if (const JsonValue* v = s.find("wall_s"); v && v->is_number()) earlier_wall_s_ += v->as_number();
             if (const JsonValue* v = s.find("node_hours"); v && v->is_number()) earlier_node_hours_ += v->as_number();
           }
@@ -164,7 +155,6 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
           log::warn(std::string("the earlier run report cannot be read (") + e.what() +
                     "); the new report lists this segment only");
           earlier_segments_.clear();
-          earlier_count_ = 0;
           earlier_wall_s_ = earlier_node_hours_ = 0.0;
         }
       }
@@ -173,7 +163,7 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
   // GPU telemetry: each rank watches its own GPU in the CUDA build; in a CPU build a node's first rank
   // watches whatever GPUs the node has (none on most CPU nodes: then NVML is simply absent).
   const std::string bus = device_pci_bus_id();
-  if (!bus.empty() || node_leader(comm)) {
+  if (!bus.empty() || leader) {
     gpu_ = std::make_unique<GpuTelemetry>(bus.empty() ? std::vector<std::string>{} : std::vector<std::string>{bus});
     if (gpu_->available()) {
       gpu_->sample_now();
@@ -428,36 +418,32 @@ std::string RunReport::write(const RunProgress& p, int exit_code, const std::str
   }
   w.end_object();
 
-  // Every segment of the run: the earlier ones from the earlier report, then this one.
-  JsonWriter seg(false);
-  seg.begin_object();
-  seg.key("index").value(earlier_count_).key("start_step").value(p.step0).key("end_step").value(p.step);
-  seg.key("start_time").value(p.time0).key("end_time").value(p.time).key("wall_s").value(wall);
-  seg.key("nodes").value(nodes_).key("ranks").value(size_).key("node_hours").value(node_hours);
-  seg.key("gpu_hours").value(gpu_hours).key("exit_code").value(exit_code).key("reason").value(reason);
-  seg.key("started_at").value(started_at_).key("ended_at").value(ended_at).key("host").value(host_name());
-  seg.key("slurm_job_id");
-  if (job.in_slurm)
-    seg.value(job.job_id);
-  else
-    seg.value(nullptr);
-  seg.key("slurm_restart_count");
-  if (job.in_slurm)
-    seg.value(job.restart_count);
-  else
-    seg.value(nullptr);
-  seg.end_object();
-  w.key("segments_total").value(earlier_count_ + 1);
+  const int earlier = static_cast<int>(earlier_segments_.size());
+  w.key("segments_total").value(earlier + 1);
   w.key("run_wall_s").value(earlier_wall_s_ + wall);
+  // Every segment of the run: the earlier ones from the earlier report, then this one.
+  w.key("segments").begin_array();
+  for (const auto& s : earlier_segments_) w.value(s);
+  w.begin_object();
+  w.key("index").value(earlier).key("start_step").value(p.step0).key("end_step").value(p.step);
+  w.key("start_time").value(p.time0).key("end_time").value(p.time).key("wall_s").value(wall);
+  w.key("nodes").value(nodes_).key("ranks").value(size_).key("node_hours").value(node_hours);
+  w.key("gpu_hours").value(gpu_hours).key("exit_code").value(exit_code).key("reason").value(reason);
+  w.key("started_at").value(started_at_).key("ended_at").value(ended_at).key("host").value(host_name());
+  w.key("slurm_job_id");
+  if (job.in_slurm)
+    w.value(job.job_id);
+  else
+    w.value(nullptr);
+  w.key("slurm_restart_count");
+  if (job.in_slurm)
+    w.value(job.restart_count);
+  else
+    w.value(nullptr);
+  w.end_object().end_array();
   w.end_object();
-  // The segments go in as pre-written one-line objects.
-  std::string text = w.str();
-  const std::size_t close = text.rfind('}');
-  text = text.substr(0, close);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  text += ",\n  \"segments\": [" + earlier_segments_ + (earlier_count_ ? "," : "") + seg.str() + "]\n}\n";
   try {
-    write_file_atomically(report_path(rp_), text);
+    write_file_atomically(report_path(rp_), w.str() + "\n");
   } catch (const Error& e) {
     // After a failure (often the same full disk) the run's own error is the one to read.
     const std::string msg = std::string("run report not written: ") + e.what();
@@ -477,9 +463,8 @@ std::string RunReport::write(const RunProgress& p, int exit_code, const std::str
        << (gpus_ ? ", " + fmt(rate / gpus_, 4) + " per GPU" : std::string()) << ")\n";
   os << "  " << fmt(node_hours, 3) << " node-hours";
   if (gpus_) os << ", " << fmt(gpu_hours, 3) << " GPU-hours";
-  if (earlier_count_)
-    os << "; the run's " << earlier_count_ + 1 << " segments: " << fmt(earlier_node_hours_ + node_hours, 3)
-       << " node-hours";
+  if (earlier)
+    os << "; the run's " << earlier + 1 << " segments: " << fmt(earlier_node_hours_ + node_hours, 3) << " node-hours";
   if (price_ > 0.0)
     os << "; cost " << fmt(node_hours * price_, 4) << " (run " << fmt((earlier_node_hours_ + node_hours) * price_, 4)
        << ")";

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
 #include "core/timer.hpp"
 #include "driver/run_params.hpp"
 #include "driver/simulation.hpp"
@@ -59,8 +60,7 @@ class RunReport {
   double work_per_step_ = 0.0, state_bytes_ = 0.0, price_ = 0.0, last_metrics_ = -1e300;
   double earlier_wall_s_ = 0.0, earlier_node_hours_ = 0.0;
   std::vector<std::pair<std::string, std::string>> inputs_;  // path, sha256
-  std::string earlier_segments_;                             // JSON array items of earlier segments
-  int earlier_count_ = 0;
+  std::vector<JsonValue> earlier_segments_;                  // of the earlier report (rank 0)
   std::string started_at_;
   std::unique_ptr<GpuTelemetry> gpu_;
 };
