@@ -22,43 +22,35 @@ int rank() {
   if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
-}  // namespace
-
 /// One JSON log line (no newline).
 std::string json_line(const char* level, int r, const std::string& msg) {
   return "{\"time\":" + json_quote(utc_timestamp()) + ",\"level\":\"" + level + "\",\"rank\":" + std::to_string(r) +
          ",\"message\":" + json_quote(msg) + "}";
 }
 
+/// Rank 0's message on stdout when the level admits it.
+void stdout_line(Level at, const char* level, const std::string& msg) {
+  if (g_level < at || rank() != 0) return;
+  std::cout << (g_format == Format::json ? json_line(level, 0, msg) : msg) << std::endl;
+}
+
+/// Any rank's message on stderr, tagged with the rank, in one write (lines of different ranks never
+/// interleave mid-line).
+void stderr_line(const char* level, const std::string& msg) {
+  const int r = rank();
+  write_stderr_line(g_format == Format::json ? json_line(level, r, msg)
+                                             : "[rank " + std::to_string(r) + "] " + level + ": " + msg);
+}
+}  // namespace
+
 void set_level(Level l) { g_level = l; }
 void set_format(Format f) { g_format = f; }
 Level level() { return g_level; }
 
-void info(const std::string& msg) {
-  if (g_level < Level::info || rank() != 0) return;
-  if (g_format == Format::json)
-    std::cout << json_line("info", 0, msg) << std::endl;
-  else
-    std::cout << msg << std::endl;
-}
-void debug(const std::string& msg) {
-  if (g_level < Level::debug || rank() != 0) return;
-  if (g_format == Format::json)
-    std::cout << json_line("debug", 0, msg) << std::endl;
-  else
-    std::cout << msg << std::endl;
-}
-// Warnings and errors go out in one write each, so lines of different ranks never interleave mid-line.
-void warn(const std::string& msg) {
-  const int r = rank();
-  write_stderr_line(g_format == Format::json ? json_line("warning", r, msg)
-                                             : "[rank " + std::to_string(r) + "] warning: " + msg);
-}
-void error(const std::string& msg) {
-  const int r = rank();
-  write_stderr_line(g_format == Format::json ? json_line("error", r, msg)
-                                             : "[rank " + std::to_string(r) + "] error: " + msg);
-}
+void info(const std::string& msg) { stdout_line(Level::info, "info", msg); }
+void debug(const std::string& msg) { stdout_line(Level::debug, "debug", msg); }
+void warn(const std::string& msg) { stderr_line("warning", msg); }
+void error(const std::string& msg) { stderr_line("error", msg); }
 void fatal(const std::string& msg, int r) {
   write_stderr_line(g_format == Format::json ? json_line("error", r, msg) : "stratus: error: " + msg);
 }
