@@ -75,8 +75,9 @@ std::vector<Layout> layouts(int P, const Int3& n) {
   const Int3 p = rank_grid(P);
   out.push_back({"even", grid_bricks(n, p, [](int m, int q, int i) { return static_cast<int>(1LL * i * m / q); })});
   // The rank grid turned around and quadratic cuts: small (or empty) bricks first, large ones last.
-  out.push_back({"uneven", grid_bricks(n, Int3{p[2], p[1], p[0]},
-                                       [](int m, int q, int i) { return static_cast<int>(1LL * i * i * m / (q * q)); })});
+  out.push_back({"uneven", grid_bricks(n, Int3{p[2], p[1], p[0]}, [](int m, int q, int i) {
+                   return static_cast<int>(1LL * i * i * m / (q * q));
+                 })});
   Layout empty{"one empty box", {}};
   if (P == 1) {
     empty.boxes.push_back(make_box(0, n[0], 0, n[1], 0, n[2]));
@@ -288,9 +289,10 @@ TEST_CASE("backward of a single mode is the analytic cosine", "[fft]") {
         for (int j = 0; j < mine.extent(1); ++j)
           for (int i = 0; i < mine.extent(0); ++i) {
             const int x = mine.lo[0] + i, y = mine.lo[1] + j, z = mine.lo[2] + k;
-            const double th = 2.0 * kPi *
-                              (static_cast<double>(k0[0] * x % n[0]) / n[0] + static_cast<double>(k0[1] * y % n[1]) / n[1] +
-                               static_cast<double>(k0[2] * z % n[2]) / n[2]);
+            const double th =
+                2.0 * kPi *
+                (static_cast<double>(k0[0] * x % n[0]) / n[0] + static_cast<double>(k0[1] * y % n[1]) / n[1] +
+                 static_cast<double>(k0[2] * z % n[2]) / n[2]);
             const double expect = 2.0 * (A.real() * std::cos(th) - A.imag() * std::sin(th));
             err = std::max(err, std::abs(o(k, j, i) - expect));
           }
