@@ -41,7 +41,8 @@ void choose_grid(int P, const Int3& n, int& p1, int& p2) {
   for (int a = 1; a <= P; ++a) {
     if (P % a != 0) continue;
     const long long b = P / a;
-    const long long busy = std::min<long long>(ny, a) * std::min(nz, b) + std::min(nxh, static_cast<long long>(a)) * std::min(nz, b) +
+    const long long busy = std::min<long long>(ny, a) * std::min(nz, b) +
+                           std::min(nxh, static_cast<long long>(a)) * std::min(nz, b) +
                            std::min(nxh, static_cast<long long>(a)) * std::min(ny, b);
     const int gap = std::abs(a - static_cast<int>(b));
     if (busy > best || (busy == best && (gap < best_gap || (gap == best_gap && a > p1)))) {
@@ -88,12 +89,12 @@ constexpr int kOrderZ[3] = {2, 1, 0};  // z contiguous, then y, then x
 }  // namespace
 
 struct DistributedFFT::Impl {
-  OwnedComm dup;                   // our messages never meet the caller's
-  MPI_Comm comm = MPI_COMM_NULL;   // dup.comm
+  OwnedComm dup;                  // our messages never meet the caller's
+  MPI_Comm comm = MPI_COMM_NULL;  // dup.comm
   int size = 1, rank = 0, p1 = 1, p2 = 1;
   Int3 global{};
-  Box3 real{};                   // as the caller gave it
-  Box3 xr{}, xc{}, yp{}, zp{};   // this rank's x-pencil (real, then complex), y- and z-pencil
+  Box3 real{};                  // as the caller gave it
+  Box3 xr{}, xc{}, yp{}, zp{};  // this rank's x-pencil (real, then complex), y- and z-pencil
   BoxRemap to_x, to_y, to_z, from_z, from_y, from_x;
   StagedBuffers bufs;
   Buffer1D a, b;
@@ -195,15 +196,15 @@ struct DistributedFFT::Impl {
     int mine_ok = ok ? 1 : 0, all_ok = 0;
     STRATUS_MPI_CHECK(MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
     STRATUS_REQUIRE(all_ok == 1, "fft: the ranks' boxes do not tile the " << global[0] << " x " << global[1] << " x "
-                                                                         << global[2] << " grid");
+                                                                          << global[2] << " grid");
   }
 
   ArrayAccess brick_access(const RealBrick& v) const {
-    STRATUS_REQUIRE(static_cast<int>(v.extent(0)) == real.extent(2) && static_cast<int>(v.extent(1)) == real.extent(1) &&
-                        static_cast<int>(v.extent(2)) == real.extent(0),
-                    "fft: the brick is " << v.extent(2) << " x " << v.extent(1) << " x " << v.extent(0)
-                                         << " (x, y, z), its box " << real.extent(0) << " x " << real.extent(1) << " x "
-                                         << real.extent(2));
+    STRATUS_REQUIRE(
+        static_cast<int>(v.extent(0)) == real.extent(2) && static_cast<int>(v.extent(1)) == real.extent(1) &&
+            static_cast<int>(v.extent(2)) == real.extent(0),
+        "fft: the brick is " << v.extent(2) << " x " << v.extent(1) << " x " << v.extent(0) << " (x, y, z), its box "
+                             << real.extent(0) << " x " << real.extent(1) << " x " << real.extent(2));
     ArrayAccess acc;
     acc.data = v.data();
     for (int d = 0; d < 3; ++d) acc.lo[d] = real.lo[d];
@@ -286,8 +287,8 @@ const char* DistributedFFT::backend() { return LineFFT::backend(); }
 std::string DistributedFFT::describe() const {
   const Impl& s = *impl_;
   std::ostringstream os;
-  os << "pencils " << s.p1 << " x " << s.p2 << " over " << s.size << " ranks, " << s.global[0] << " x "
-     << s.global[1] << " x " << s.global[2] << ", " << backend();
+  os << "pencils " << s.p1 << " x " << s.p2 << " over " << s.size << " ranks, " << s.global[0] << " x " << s.global[1]
+     << " x " << s.global[2] << ", " << backend();
   return os.str();
 }
 

@@ -1,11 +1,11 @@
 // A distributed 3D real-to-complex FFT over the ranks of a communicator (LAMMPS' and heFFTe's design):
 // the caller holds the real grid in any brick decomposition (each rank one box, the boxes tiling the grid);
-// the transform remaps the bricks into pencils with MPI_Alltoallv, runs batched 1D transforms along the
-// contiguous direction of each pencil stage (x: real-to-complex, then y and z: complex), and leaves the
-// spectrum in z-pencils. The backward transform runs the same stages in reverse and returns the real grid
-// in the caller's bricks. The 1D transforms are FFTW on the host and cuFFT in the CUDA build, chosen here
-// and nowhere else; the grid stays in the default memory space (messages are staged through host buffers
-// only when MPI cannot read device memory, as in GridHalo).
+// the transform remaps the bricks into pencils (messages to the ranks whose boxes overlap), runs batched 1D
+// transforms along the contiguous direction of each pencil stage (x: real-to-complex, then y and z:
+// complex), and leaves the spectrum in z-pencils. The backward transform runs the same stages in reverse
+// and returns the real grid in the caller's bricks. The 1D transforms are FFTW on the host and cuFFT in the
+// CUDA build, chosen here and nowhere else; the grid stays in the default memory space (messages are staged
+// through host buffers only when MPI cannot read device memory, as in GridHalo).
 #pragma once
 #include <mpi.h>
 

@@ -72,9 +72,9 @@ LineFFT::LineFFT(Kind kind, int n, long long howmany, double* in, double* out)
   }
   int inembed = idist, onembed = odist;
   plan_ = std::make_unique<Plan>();
-  cufft_check(cufftPlanMany(&plan_->handle, 1, &nn, &inembed, 1, idist, &onembed, 1, odist, type,
-                            static_cast<int>(howmany)),
-              "cufftPlanMany");
+  cufft_check(
+      cufftPlanMany(&plan_->handle, 1, &nn, &inembed, 1, idist, &onembed, 1, odist, type, static_cast<int>(howmany)),
+      "cufftPlanMany");
   cufft_check(cufftSetStream(plan_->handle, ExecSpace().cuda_stream()), "cufftSetStream");
 }
 

@@ -108,8 +108,8 @@ void plan_side(const Box3& mine, const std::vector<Box3>& theirs, int me, int nc
     if (r == me) continue;
     const Box3 b = intersect(mine, theirs[r]);
     if (b.size() == 0) continue;
-    STRATUS_REQUIRE(b.size() * ncomp <= INT_MAX, "fft remap: a message of " << b.size() * ncomp
-                                                                             << " doubles exceeds MPI's int count");
+    STRATUS_REQUIRE(b.size() * ncomp <= INT_MAX,
+                    "fft remap: a message of " << b.size() * ncomp << " doubles exceeds MPI's int count");
     ranks.push_back(r);
     offs.push_back(total);
     host.push_back(Segment{{b.lo[0], b.lo[1], b.lo[2]}, {b.extent(0), b.extent(1), b.extent(2)}, total});
@@ -142,11 +142,11 @@ void BoxRemap::execute(const ArrayAccess& src, const ArrayAccess& dst, StagedBuf
   bufs.stage_send(0, send_doubles());
   int q = 0;
   for (int i = 0; i < nrecv; ++i)
-    bufs.irecv(recv_off_[i] * ncomp_, static_cast<int>((recv_off_[i + 1] - recv_off_[i]) * ncomp_), recv_rank_[i],
-               tag_, comm, &requests_[q++]);
+    bufs.irecv(recv_off_[i] * ncomp_, static_cast<int>((recv_off_[i + 1] - recv_off_[i]) * ncomp_), recv_rank_[i], tag_,
+               comm, &requests_[q++]);
   for (int i = 0; i < nsend; ++i)
-    bufs.isend(send_off_[i] * ncomp_, static_cast<int>((send_off_[i + 1] - send_off_[i]) * ncomp_), send_rank_[i],
-               tag_, comm, &requests_[q++]);
+    bufs.isend(send_off_[i] * ncomp_, static_cast<int>((send_off_[i + 1] - send_off_[i]) * ncomp_), send_rank_[i], tag_,
+               comm, &requests_[q++]);
   if (q > 0) STRATUS_MPI_CHECK(MPI_Waitall(q, requests_.data(), MPI_STATUSES_IGNORE));
   bufs.unstage_recv(0, recv_doubles());
   if (nrecv > 0) unpack(recv_seg_, nrecv, recv_total_, bufs.recv(), dst);
