@@ -17,6 +17,7 @@ Units Units::named(const std::string& name) {
     u.mvv2e = 48.88821291 * 48.88821291;
     u.ftm2v = 1.0 / 48.88821291 / 48.88821291;
     u.nktv2p = 68568.415;
+    u.qqr2e = 332.06371;
     u.length = "Angstrom";
     u.time = "fs";
     u.energy = "kcal/mol";
@@ -30,6 +31,7 @@ Units Units::named(const std::string& name) {
     u.mvv2e = 1.0364269e-4;
     u.ftm2v = 1.0 / 1.0364269e-4;
     u.nktv2p = 1.6021765e6;
+    u.qqr2e = 14.399645;
     u.length = "Angstrom";
     u.time = "ps";
     u.energy = "eV";

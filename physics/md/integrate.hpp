@@ -23,6 +23,7 @@ struct Units {
   double mvv2e = 1.0;   ///< mass * velocity^2 -> energy
   double ftm2v = 1.0;   ///< force / mass * time -> velocity
   double nktv2p = 1.0;  ///< energy / volume -> pressure
+  double qqr2e = 1.0;   ///< charge^2 / length -> energy (Coulomb's constant)
   const char* length = "sigma";
   const char* time = "tau";
   const char* energy = "epsilon";

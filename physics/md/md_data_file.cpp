@@ -1,4 +1,4 @@
-// LAMMPS data files (atom style atomic): a strict reader that names the file and line of every problem,
+// LAMMPS data files (atom styles atomic and charge): a strict reader that names the file and line of every problem,
 // and a writer of the same format (declared in md_setup.hpp).
 #include "md/md_setup.hpp"
 
@@ -89,6 +89,8 @@ AtomData read_lammps_data(const std::string& path) {
   if (!in) throw InputError("data file '" + path + "': cannot open the file for reading: " + std::strerror(errno));
 
   enum class Section { header, masses, atoms, velocities };
+  enum class Style { unknown, atomic, charge };  // from the Atoms hint, else from the first Atoms line
+  Style style = Style::unknown;
   Section section = Section::header;
   AtomData atoms;
   long long natoms_decl = -1;
@@ -127,7 +129,7 @@ AtomData read_lammps_data(const std::string& path) {
       const std::string& key = tok[0];
       if (tok.size() != 1) p.fail(lineno, "unexpected text after section keyword '" + key + "'");
       if (key != "Masses" && key != "Atoms" && key != "Velocities")
-        p.fail(lineno, "unknown section '" + key + "' (atom style atomic supports Masses, Atoms, Velocities)");
+        p.fail(lineno, "unknown section '" + key + "' (supported: Masses, Atoms, Velocities)");
       if (section == Section::header) finish_header(lineno);
       if (key == "Masses") {
         if (masses_line) p.fail(lineno, "second Masses section (first at line " + std::to_string(masses_line) + ")");
@@ -137,8 +139,9 @@ AtomData read_lammps_data(const std::string& path) {
         if (atoms_line) p.fail(lineno, "second Atoms section (first at line " + std::to_string(atoms_line) + ")");
         // The hint may be blank to split() though not to trim() (a vertical tab, say): no words, no style.
         const std::vector<std::string> hint = split(comment);
-        if (!hint.empty() && hint[0] != "atomic")
-          p.fail(lineno, "atom style '" + hint[0] + "' in the Atoms section hint is not supported (only atomic)");
+        if (!hint.empty() && hint[0] != "atomic" && hint[0] != "charge")
+          p.fail(lineno, "atom style '" + hint[0] + "' in the Atoms section hint is not supported (atomic or charge)");
+        if (!hint.empty()) style = hint[0] == "charge" ? Style::charge : Style::atomic;
         atoms_line = lineno;
         section = Section::atoms;
       } else {
@@ -192,8 +195,16 @@ AtomData read_lammps_data(const std::string& path) {
         break;
       }
       case Section::atoms: {
-        if (tok.size() != 5 && tok.size() != 8)
-          p.fail(lineno, "expected 5 or 8 columns in Atoms (atomic), got " + std::to_string(tok.size()));
+        if (style == Style::unknown) {
+          if (tok.size() == 6 || tok.size() == 9) style = Style::charge;
+          if (tok.size() == 5 || tok.size() == 8) style = Style::atomic;
+        }
+        const bool charged = style == Style::charge;
+        const std::size_t c0 = charged ? 3 : 2;  // first coordinate column
+        if (tok.size() != c0 + 3 && tok.size() != c0 + 6)
+          p.fail(lineno, std::string("expected ") + (charged ? "6 or 9 columns in Atoms (charge: id type q x y z" :
+                                                               "5 or 8 columns in Atoms (atomic: id type x y z") +
+                             " [ix iy iz]), got " + std::to_string(tok.size()));
         const long long id = p.integer(lineno, tok[0], "the atom id");
         if (id < 1) p.fail(lineno, "atom id " + tok[0] + " must be >= 1");
         const int t = p.small_int(lineno, tok[1], "the atom type");
@@ -205,16 +216,20 @@ AtomData read_lammps_data(const std::string& path) {
           p.fail(lineno, "more atoms than the " + std::to_string(natoms_decl) + " declared at line " +
                              std::to_string(natoms_line));
         std::array<double, 3> x{};
-        for (int c = 0; c < 3; ++c) x[c] = p.real(lineno, tok[2 + c], std::string("coordinate ") + "xyz"[c]);
+        for (std::size_t c = 0; c < 3; ++c) x[c] = p.real(lineno, tok[c0 + c], std::string("coordinate ") + "xyz"[c]);
         index.emplace(id, atoms.natoms());
         atoms.add_atom(id, t, x);
-        if (tok.size() == 8) {
-          for (int c = 0; c < 3; ++c) {
+        if (charged) {
+          atoms.q.back() = p.real(lineno, tok[2], "the charge");
+          atoms.has_charges = true;
+        }
+        if (tok.size() == c0 + 6) {
+          for (std::size_t c = 0; c < 3; ++c) {
             // Bounded well inside int, so that an atom crossing the box again cannot overflow its flag.
-            const int im = p.small_int(lineno, tok[5 + c], std::string("image flag i") + "xyz"[c]);
+            const int im = p.small_int(lineno, tok[c0 + 3 + c], std::string("image flag i") + "xyz"[c]);
             if (im < -kMaxImage || im > kMaxImage)
-              p.fail(lineno, std::string("image flag i") + "xyz"[c] + " " + tok[5 + c] + " is out of range (|i| <= " +
-                                 std::to_string(kMaxImage) + ")");
+              p.fail(lineno, std::string("image flag i") + "xyz"[c] + " " + tok[c0 + 3 + c] +
+                                 " is out of range (|i| <= " + std::to_string(kMaxImage) + ")");
             atoms.image.back()[c] = im;
           }
         }
@@ -270,16 +285,22 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f) throw Error("cannot open '" + tmp + "' for writing: " + std::strerror(errno));
 
-  std::fprintf(f, "LAMMPS data file via write_data (Stratus), atom style atomic\n\n");
+  const bool charged = atoms.has_charges;
+  STRATUS_REQUIRE(!charged || atoms.q.size() == n, "AtomData has charges for " << atoms.q.size() << " of " << n
+                                                                                << " atoms");
+  std::fprintf(f, "LAMMPS data file via write_data (Stratus), atom style %s\n\n", charged ? "charge" : "atomic");
   std::fprintf(f, "%zu atoms\n%d atom types\n\n", n, atoms.ntypes);
   static const char* kBox[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
   for (int d = 0; d < 3; ++d) std::fprintf(f, "%.17g %.17g %s\n", atoms.lo[d], atoms.hi[d], kBox[d]);
   std::fprintf(f, "\nMasses\n\n");
   for (int t = 1; t <= atoms.ntypes; ++t) std::fprintf(f, "%d %.17g\n", t, atoms.mass[static_cast<std::size_t>(t)]);
-  std::fprintf(f, "\nAtoms # atomic\n\n");
-  for (std::size_t i = 0; i < n; ++i)
-    std::fprintf(f, "%lld %d %.17g %.17g %.17g %d %d %d\n", atoms.id[i], atoms.type[i], atoms.x[i][0], atoms.x[i][1],
-                 atoms.x[i][2], atoms.image[i][0], atoms.image[i][1], atoms.image[i][2]);
+  std::fprintf(f, "\nAtoms # %s\n\n", charged ? "charge" : "atomic");
+  for (std::size_t i = 0; i < n; ++i) {
+    std::fprintf(f, "%lld %d ", atoms.id[i], atoms.type[i]);
+    if (charged) std::fprintf(f, "%.17g ", atoms.q[i]);
+    std::fprintf(f, "%.17g %.17g %.17g %d %d %d\n", atoms.x[i][0], atoms.x[i][1], atoms.x[i][2], atoms.image[i][0],
+                 atoms.image[i][1], atoms.image[i][2]);
+  }
   if (atoms.has_velocities) {
     std::fprintf(f, "\nVelocities\n\n");
     for (std::size_t i = 0; i < n; ++i)

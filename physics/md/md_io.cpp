@@ -39,10 +39,13 @@ AtomData MDSimulation::gather() const {
   const auto x = host_rows(atoms_.x, n);
   const auto v = host_rows(atoms_.v, n);
   const auto image = host_rows(atoms_.image, n);
-  // One record of 11 doubles per atom: id, type, x, v, image (all exact in a double).
-  std::vector<double> send(static_cast<std::size_t>(n) * 11);
+  const auto q = host_rows(atoms_.q, n);
+  // One record of kRec doubles per atom: id, type, x, v, image, q (all exact in a double).
+  constexpr std::size_t kRec = 12;
+  std::vector<double> send(static_cast<std::size_t>(n) * kRec);
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-    double* r = &send[i * 11];
+    double* r = &send[i * kRec];
+    r[11] = q[i];
     r[0] = static_cast<double>(id[i]);
     r[1] = type[i];
     for (std::size_t d = 0; d < 3; ++d) {
@@ -55,7 +58,7 @@ AtomData MDSimulation::gather() const {
   int rank = 0, size = 1;
   MPI_Comm_rank(c, &rank);
   MPI_Comm_size(c, &size);
-  int count = n * 11;
+  int count = n * static_cast<int>(kRec);
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
   STRATUS_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, c));
   std::vector<double> recv;
@@ -71,16 +74,19 @@ AtomData MDSimulation::gather() const {
   all.ntypes = spec_.ntypes;
   all.mass = mass_host_;
   all.has_velocities = true;
+  all.has_charges = has_charges_;
   if (rank != 0) return all;
-  const std::size_t total = recv.size() / 11;
+  const std::size_t total = recv.size() / kRec;
   std::vector<std::size_t> order(total);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return recv[a * 11] < recv[b * 11]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return recv[a * kRec] < recv[b * kRec]; });
   for (std::size_t k : order) {
-    const double* r = &recv[k * 11];
+    const double* r = &recv[k * kRec];
     all.add_atom(static_cast<long long>(r[0]), static_cast<int>(r[1]), {r[2], r[3], r[4]});
     all.v.back() = {r[5], r[6], r[7]};
     all.image.back() = {static_cast<int>(r[8]), static_cast<int>(r[9]), static_cast<int>(r[10])};
+    all.q.back() = r[11];
   }
   return all;
 }
@@ -108,6 +114,7 @@ void MDSimulation::write_checkpoint(CheckpointWriter& w) {
   w.write_rows("atom_image", natoms_, 3, id, image);
   w.write_rows("atom_x_build", natoms_, 3, id, xb);
   w.write_rows("atom_slot", natoms_, 2, id, slot);
+  if (has_charges_) w.write_rows("atom_q", natoms_, 1, id, host_rows(atoms_.q, n));
   if (nhc_) w.write_values("md_nhc", nhc_->state());
 }
 
@@ -121,6 +128,8 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
   const auto v = r.read_rows("atom_v", 0, n_all, 3);
   const auto type = r.read_rows_int("atom_type", 0, n_all, 1);
   auto image = r.read_rows_int("atom_image", 0, n_all, 3);
+  STRATUS_INPUT_REQUIRE(!has_charges_ || r.has("atom_q"), file << " holds no charges (atom_q), the deck's system has");
+  const std::vector<double> q = has_charges_ ? r.read_rows("atom_q", 0, n_all, 1) : std::vector<double>(n_all, 0.0);
   for (long long t : type)
     STRATUS_INPUT_REQUIRE(t >= 1 && t <= spec_.ntypes, file << ": atom type " << t << " outside 1.." << spec_.ntypes);
   // Same rank count: every atom back in its (rank, row), ghosts and lists rebuilt from the positions of
@@ -161,6 +170,7 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
     AtomRow& row = rows[static_cast<std::size_t>(i)];
     row.id = static_cast<long long>(k) + 1;
     row.type = static_cast<int>(type[k]);
+    row.q = q[k];
     for (std::size_t d = 0; d < 3; ++d) {
       row.x[d] = same ? xb[3 * k + d] : xs[3 * k + d];  // same layout: the build positions first, see below
       row.v[d] = v[3 * k + d];
@@ -207,6 +217,8 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
       spec.velocity_unit = std::string(units_.length) + " " + units_.time + "-1";
       spec.force_unit = std::string(units_.name) == "real" ? "kcal mol-1 Angstrom-1" : "eV Angstrom-1";
     }
+    spec.charges = has_charges_;
+    spec.charge_unit = std::string(units_.name) == "lj" ? "" : "e";
     spec.velocities = p_.trajectory_velocities;
     spec.forces = p_.trajectory_forces;
     spec.creator_version = kVersion;
@@ -226,7 +238,9 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
     f = host_rows(atoms_.f, n);
   }
   const double before = trajectory_->bytes_written();
-  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species);
+  std::vector<double> q;
+  if (has_charges_) q = host_rows(atoms_.q, n);
+  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species, q);
   return trajectory_->bytes_written() - before;
 }
 

@@ -27,6 +27,11 @@ namespace {
 const Choices<bool> kVelocityDists = {{"uniform", true}, {"gaussian", false}};
 const Choices<Mixing> kMixings = {{"geometric", Mixing::geometric}, {"arithmetic", Mixing::arithmetic}};
 const Choices<ListKind> kLists = {{"auto", ListKind::automatic}, {"half", ListKind::half}, {"full", ListKind::full}};
+const Choices<PairStyle> kPairStyles = {{"lj/cut", PairStyle::lj_cut},
+                                         {"lj/cut/coul/long", PairStyle::lj_cut_coul_long},
+                                         {"coul/long", PairStyle::coul_long}};
+const Choices<KSpaceStyle> kKSpaces = {{"pppm", KSpaceStyle::pppm}, {"ewald", KSpaceStyle::ewald}};
+const Choices<bool> kErfc = {{"exact", true}, {"polynomial", false}};
 const Choices<Ensemble> kEnsembles = {{"nve", Ensemble::nve}, {"langevin", Ensemble::langevin}, {"nhc", Ensemble::nhc}};
 }  // namespace
 
@@ -36,8 +41,10 @@ void MDParams::bind(B& o) {
   o.string(&P::units, "md.units", "lj", "", "unit system (LAMMPS conventions)").one_of({"lj", "real", "metal"});
   o.real(&P::dt, "md.timestep", 0.005, "time", "time step (tau in lj, fs in real, ps in metal)").greater_than(0.0);
   o.string(&P::data_file, "md.data_file", "", "",
-           "LAMMPS data file (atom style atomic) to start from; empty: a lattice");
-  o.string(&P::lattice, "md.lattice", "fcc", "", "lattice of the initial configuration").one_of({"fcc", "bcc", "sc"});
+           "LAMMPS data file (atom style atomic or charge) to start from; empty: a lattice");
+  o.string(&P::lattice, "md.lattice", "fcc", "",
+           "lattice of the initial configuration (rocksalt: types 1 and 2 on the two fcc sublattices)")
+      .one_of({"fcc", "bcc", "sc", "rocksalt"});
   o.real(&P::density, "md.density", 0.8442, "1/sigma^3", "lj units: reduced number density of the lattice")
       .greater_than(0.0);
   o.real(&P::lattice_constant, "md.lattice_constant", 0.0, "length",
@@ -60,7 +67,37 @@ void MDParams::bind(B& o) {
   o.choice(&P::velocity_uniform, "md.velocity_dist", kVelocityDists, true,
            "distribution of the initial velocity components (uniform: LAMMPS' default), scaled to the "
            "exact temperature");
+  o.choice(&P::pair_style, "md.pair_style", kPairStyles, PairStyle::lj_cut,
+           "pair potential: lj/cut, lj/cut/coul/long (LJ plus the real-space Ewald part of Coulomb) or coul/long; "
+           "the coul/long styles need md.kspace");
   o.real(&P::cutoff, "md.cutoff", 2.5, "length", "global Lennard-Jones cutoff").greater_than(0.0);
+  o.real(&P::coul_cutoff, "md.coul_cutoff", 0.0, "length", "real-space Coulomb cutoff (0: md.cutoff)").at_least(0.0);
+  o.reals(&P::charge, "md.charge", {0.0}, "charge",
+          "charge of each atom type (one value: every type) for lattices and for data files without charges");
+  o.choice(&P::kspace, "md.kspace", kKSpaces, KSpaceStyle::pppm,
+           "long-range solver of the coul/long styles: pppm (particle-particle particle-mesh) or ewald (direct sum)");
+  o.real(&P::kspace_accuracy, "md.kspace_accuracy", 1e-5, "1",
+         "requested relative RMS force accuracy (of the force between two unit charges 1 length apart); chooses "
+         "the splitting parameter, the PPPM grid and the Ewald k-vectors that are not set")
+      .greater_than(0.0)
+      .less_than(1.0);
+  o.real(&P::kspace_gewald, "md.kspace_gewald", 0.0, "1/length",
+         "Ewald splitting parameter g_ewald (0: from md.kspace_accuracy)")
+      .at_least(0.0);
+  o.integers(&P::kspace_grid, "md.kspace_grid", {0, 0, 0}, "points", "PPPM grid points in x y z (0 0 0: from the accuracy)")
+      .at_least(0);
+  o.integer(&P::kspace_order, "md.kspace_order", 5, "", "PPPM charge assignment order (stencil points per direction)")
+      .at_least(2)
+      .at_most(7);
+  o.integers(&P::ewald_kmax, "md.ewald_kmax", {0, 0, 0}, "",
+             "Ewald: largest wave-vector index in x y z (0 0 0: from the accuracy)")
+      .at_least(0);
+  o.choice(&P::erfc_exact, "md.coul_erfc", kErfc, true,
+           "real-space erfc: exact, or the polynomial of LAMMPS' coul/long styles (Abramowitz-Stegun 7.1.26, "
+           "relative error ~1e-6; for bit-level comparisons with LAMMPS run with pair_modify table 0)");
+  o.boolean(&P::neutralize, "md.neutralize", false, "",
+            "accept a system with a net charge (a uniform neutralising background, with a warning); otherwise an "
+            "error");
   o.real(&P::skin, "md.skin", 0.3, "length", "neighbor-list skin").at_least(0.0).may_change_on_restart();
   o.boolean(&P::shift, "md.shift", false, "", "shift the pair energy to zero at the cutoff");
   o.reals(&P::epsilon, "md.epsilon", {1.0}, "energy", "Lennard-Jones epsilon per type (one value: every type)")
@@ -154,6 +191,27 @@ MDParams MDParams::from_deck(const Deck& deck) {
                         "key 'run.dt' = " << run_dt << " disagrees with 'md.timestep' = " << p.dt
                                           << ": MD steps by md.timestep; leave run.dt at 0 (or set it equal)");
   Units::named(p.units);
+  p.charge_set = deck.is_set("md.charge");
+  if (!p.coulomb()) {
+    for (const char* key : {"md.kspace", "md.kspace_accuracy", "md.kspace_gewald", "md.kspace_grid", "md.kspace_order",
+                            "md.ewald_kmax", "md.coul_cutoff", "md.coul_erfc"})
+      STRATUS_INPUT_REQUIRE(!deck.is_set(key), "key '" << key << "' needs a coul/long pair style (md.pair_style = "
+                                                       << "lj/cut/coul/long or coul/long)");
+  }
+  if (p.coul_cutoff == 0.0) p.coul_cutoff = p.cutoff;
+  const bool grid_set = p.kspace_grid[0] > 0 || p.kspace_grid[1] > 0 || p.kspace_grid[2] > 0;
+  STRATUS_INPUT_REQUIRE(!grid_set || (p.kspace_grid[0] > 0 && p.kspace_grid[1] > 0 && p.kspace_grid[2] > 0),
+                        "key 'md.kspace_grid': give all three grid sizes, or 0 0 0 to choose them from the accuracy");
+  const bool kmax_set = p.ewald_kmax[0] > 0 || p.ewald_kmax[1] > 0 || p.ewald_kmax[2] > 0;
+  STRATUS_INPUT_REQUIRE(!kmax_set || (p.ewald_kmax[0] > 0 && p.ewald_kmax[1] > 0 && p.ewald_kmax[2] > 0),
+                        "key 'md.ewald_kmax': give all three, or 0 0 0 to choose them from the accuracy");
+  STRATUS_INPUT_REQUIRE(!(p.coulomb() && p.kspace == KSpaceStyle::ewald && grid_set),
+                        "key 'md.kspace_grid' is for md.kspace = pppm, not ewald");
+  STRATUS_INPUT_REQUIRE(!(p.coulomb() && p.kspace == KSpaceStyle::pppm && kmax_set),
+                        "key 'md.ewald_kmax' is for md.kspace = ewald, not pppm");
+  if (p.lattice == "rocksalt" && p.data_file.empty())
+    STRATUS_INPUT_REQUIRE(p.ntypes == 2, "key 'md.ntypes' = " << p.ntypes
+                                                              << ": the rocksalt lattice has exactly 2 atom types");
   if (p.data_file.empty()) {
     STRATUS_INPUT_REQUIRE(p.units == "lj" || p.lattice_constant > 0.0,
                           "key 'md.lattice_constant' must be set (> 0) in " << p.units << " units");

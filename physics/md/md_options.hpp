@@ -12,6 +12,8 @@ namespace stratus::md {
 
 enum class Ensemble { nve, langevin, nhc };
 enum class ListKind { automatic, half, full };
+enum class PairStyle { lj_cut, lj_cut_coul_long, coul_long };
+enum class KSpaceStyle { pppm, ewald };
 
 // Defaults are those of the bindings in md_options.cpp.
 struct MDParams {
@@ -52,6 +54,21 @@ struct MDParams {
   long rescale_every{};  // velocity rescale to t_target every N steps (0: off)
   double rescale_window{};
   long zero_momentum_every{};
+  // electrostatics (docs/electrostatics.md)
+  PairStyle pair_style{};
+  double coul_cutoff{};             // real-space Coulomb cutoff (0: md.cutoff)
+  std::vector<double> charge;       // per type (lattices, and data files without charges)
+  bool charge_set = false;          // md.charge given in the deck
+  KSpaceStyle kspace{};
+  double kspace_accuracy{};         // relative RMS force accuracy
+  double kspace_gewald{};           // 0: from the accuracy
+  Int3 kspace_grid{};               // PPPM grid (0 0 0: from the accuracy)
+  int kspace_order{};               // PPPM charge assignment order 2 .. 7
+  Int3 ewald_kmax{};                // Ewald: largest |k| index per direction (0 0 0: from the accuracy)
+  bool erfc_exact{};                // real-space erfc: exact, or LAMMPS' polynomial
+  bool neutralize{};                // accept a net charge (a uniform neutralising background)
+  bool coulomb() const { return pair_style != PairStyle::lj_cut; }
+  bool lj() const { return pair_style != PairStyle::coul_long; }
   std::string write_data;  // LAMMPS data file written at the end of the run (path in run.output_dir)
   bool trajectory{};       // H5MD frames at the snapshot cadence
   bool trajectory_velocities{};

@@ -57,6 +57,7 @@ void AtomData::add_atom(long long atom_id, int atom_type, const std::array<doubl
   x.push_back(pos);
   v.push_back({0.0, 0.0, 0.0});
   image.push_back({0, 0, 0});
+  q.push_back(0.0);
 }
 
 AtomViews copy_to_device(const AtomData& atoms) {
@@ -97,8 +98,11 @@ AtomData make_lattice(const std::string& style, double density_or_a, bool reduce
     basis = {{0.0, 0.0, 0.0}, {0.5, 0.5, 0.5}};
   else if (style == "sc")
     basis = {{0.0, 0.0, 0.0}};
+  else if (style == "rocksalt")  // fcc sites, then the octahedral sites (fcc shifted by a/2 along x)
+    basis = {{0.0, 0.0, 0.0}, {0.5, 0.5, 0.0}, {0.5, 0.0, 0.5}, {0.0, 0.5, 0.5},
+             {0.5, 0.0, 0.0}, {0.0, 0.5, 0.0}, {0.0, 0.0, 0.5}, {0.5, 0.5, 0.5}};
   else
-    throw InputError("lattice style '" + style + "' is not supported (fcc, bcc or sc)");
+    throw InputError("lattice style '" + style + "' is not supported (fcc, bcc, sc or rocksalt)");
   STRATUS_INPUT_REQUIRE(
       density_or_a > 0.0 && std::isfinite(density_or_a),
       "lattice " << (reduced_density ? "reduced density" : "constant") << " must be positive, got " << density_or_a);
@@ -110,10 +114,12 @@ AtomData make_lattice(const std::string& style, double density_or_a, bool reduce
   const double nb = static_cast<double>(basis.size());
   const double a = reduced_density ? std::cbrt(nb / density_or_a) : density_or_a;  // length
 
+  const bool two = style == "rocksalt";
   AtomData atoms;
-  atoms.ntypes = type;
-  atoms.mass.assign(static_cast<std::size_t>(type) + 1, 0.0);
+  atoms.ntypes = two ? type + 1 : type;
+  atoms.mass.assign(static_cast<std::size_t>(atoms.ntypes) + 1, 0.0);
   atoms.mass[static_cast<std::size_t>(type)] = mass;
+  if (two) atoms.mass[static_cast<std::size_t>(type) + 1] = mass;
   for (int d = 0; d < 3; ++d) {
     atoms.lo[d] = 0.0;
     atoms.hi[d] = cells[d] * a;
@@ -128,7 +134,10 @@ AtomData make_lattice(const std::string& style, double density_or_a, bool reduce
   for (int k = 0; k < cells[2]; ++k)
     for (int j = 0; j < cells[1]; ++j)
       for (int i = 0; i < cells[0]; ++i)
-        for (const auto& b : basis) atoms.add_atom(next++, type, {(i + b[0]) * a, (j + b[1]) * a, (k + b[2]) * a});
+        for (std::size_t s = 0; s < basis.size(); ++s) {
+          const auto& b = basis[s];
+          atoms.add_atom(next++, two && s >= 4 ? type + 1 : type, {(i + b[0]) * a, (j + b[1]) * a, (k + b[2]) * a});
+        }
   return atoms;
 }
 

@@ -24,10 +24,12 @@ struct AtomData {
   std::vector<std::array<double, 3>> x;   ///< positions (length)
   std::vector<std::array<double, 3>> v;   ///< velocities (length / time)
   std::vector<std::array<int, 3>> image;  ///< periodic image flags
+  std::vector<double> q;                  ///< charges (charge units; zero unless set)
   bool has_velocities = false;            ///< velocities were set (read or created)
+  bool has_charges = false;               ///< charges were set (atom style charge, or per type)
 
   std::size_t natoms() const { return id.size(); }
-  /// Appends one atom (velocity zero, image flags zero).
+  /// Appends one atom (velocity zero, image flags zero, charge zero).
   void add_atom(long long atom_id, int atom_type, const std::array<double, 3>& pos);
 };
 
@@ -43,7 +45,9 @@ struct AtomViews {
 AtomViews copy_to_device(const AtomData& atoms);
 
 /// A cells[0] x cells[1] x cells[2] block of unit cells of an fcc, bcc or sc lattice, all atoms of
-/// `type` (ntypes = type; masses of lower types are left 0). With reduced_density the lattice constant
+/// `type` (ntypes = type; masses of lower types are left 0), or of rock salt: the fcc sites of `type` and
+/// the octahedral sites (the fcc lattice shifted by a/2 along x) of type + 1 (ntypes = type + 1, both of
+/// `mass`; 8 atoms per cell). With reduced_density the lattice constant
 /// is a = (n_basis / rho*)^(1/3) (LAMMPS "lattice fcc 0.8442" in lj units), otherwise a = density_or_a.
 /// Box [0, cells * a). Ids 1..N in LAMMPS create_atoms order on one rank: z cell outermost, then y, then
 /// x, then the basis atom innermost. Throws InputError for an unknown style or non-positive arguments.
@@ -64,11 +68,14 @@ double kinetic_energy(const AtomData& atoms);
 /// LAMMPS convention T = sum(m v^2) / (dof kB), dof = 3N - 3 when zero_momentum_dof, else 3N.
 double temperature(const AtomData& atoms, bool zero_momentum_dof, double kB = 1.0);
 
-/// Reads a LAMMPS data file of atom style atomic (header, Masses, Atoms, Velocities). Throws InputError
-/// naming the file, the line and the problem for any malformed or inconsistent content.
+/// Reads a LAMMPS data file of atom style atomic (Atoms lines `id type x y z [ix iy iz]`) or charge
+/// (`id type q x y z [ix iy iz]`), with header, Masses, Atoms and Velocities. The style is the Atoms
+/// section's hint (`Atoms # charge`) or, without a hint, the column count. Throws InputError naming the
+/// file, the line and the problem for any malformed or inconsistent content.
 AtomData read_lammps_data(const std::string& path);
 
-/// Writes a LAMMPS data file in write_data's atomic layout with %.17g numbers (bit-exact round trip).
+/// Writes a LAMMPS data file in write_data's layout (atom style charge when the atoms have charges,
+/// atomic otherwise) with %.17g numbers (bit-exact round trip).
 /// The file is written to a temporary in the same directory and renamed into place. Throws Error on
 /// I/O failure.
 void write_lammps_data(const std::string& path, const AtomData& atoms);

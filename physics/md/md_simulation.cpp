@@ -31,6 +31,10 @@ std::string fmtg(double v, int prec = 10) {
   return b;
 }
 
+int lattice_basis(const std::string& lattice) {
+  return lattice == "rocksalt" ? 8 : lattice == "fcc" ? 4 : lattice == "bcc" ? 2 : 1;
+}
+
 bool list_is_half(ListKind k) {
   if (k == ListKind::half) return true;
   if (k == ListKind::full) return false;
@@ -71,14 +75,21 @@ std::string MDSimulation::describe() const {
   if (!p_.data_file.empty()) {
     os << "md: atoms from LAMMPS data file '" << p_.data_file << "'";
   } else {
-    const int basis = p_.lattice == "fcc" ? 4 : p_.lattice == "bcc" ? 2 : 1;
+    const int basis = lattice_basis(p_.lattice);
     os << "md: " << static_cast<long long>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2] << " atoms on a "
        << p_.lattice << " lattice " << p_.cells[0] << " x " << p_.cells[1] << " x " << p_.cells[2] << " cells ("
        << (p_.lattice_constant > 0.0 ? "a = " + fmtg(p_.lattice_constant) : "density " + fmtg(p_.density)) << ")";
     if (p_.ntypes > 1) os << ", " << p_.ntypes << " types";
   }
   os << ", " << units_.name << " units, dt " << fmtg(p_.dt) << " " << units_.time << "\n";
-  os << "md: lj/cut rc " << fmtg(p_.cutoff) << (p_.shift ? " shifted" : "") << ", skin " << fmtg(p_.skin) << ", "
+  if (p_.coulomb())
+    os << "md: " << (p_.lj() ? "lj/cut/coul/long, LJ rc " + fmtg(p_.cutoff) + (p_.shift ? " shifted" : "") + ", "
+                             : std::string("coul/long, "))
+       << "Coulomb rc " << fmtg(p_.coul_cutoff) << " (" << (p_.erfc_exact ? "exact" : "polynomial") << " erfc), "
+       << (p_.kspace == KSpaceStyle::pppm ? "pppm" : "ewald") << " at relative accuracy " << fmtg(p_.kspace_accuracy)
+       << "\n";
+  os << "md: " << (p_.coulomb() ? "" : "lj/cut rc " + fmtg(p_.cutoff) + (p_.shift ? " shifted" : "") + ", ") << "skin "
+     << fmtg(p_.skin) << ", "
      << (list_is_half(p_.list) ? "half" : "full") << " neighbor list; ensemble "
      << (p_.ensemble == Ensemble::nve        ? std::string("nve")
          : p_.ensemble == Ensemble::langevin ? "langevin T " + fmtg(p_.t_target) + " damp " + fmtg(p_.t_damp)
@@ -90,7 +101,7 @@ std::string MDSimulation::describe() const {
 double MDSimulation::memory_bytes() const {
   int size = 1;
   MPI_Comm_size(comm_in_, &size);
-  const int basis = p_.lattice == "fcc" ? 4 : p_.lattice == "bcc" ? 2 : 1;
+  const int basis = lattice_basis(p_.lattice);
   const double n =
       natoms_ > 0 ? static_cast<double>(natoms_) : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
   // x, v, f, image, type, id, q and the list's build copy, with ghosts; ~80 neighbours of 4 bytes.
@@ -112,7 +123,7 @@ void MDSimulation::build_system(AtomData& all) const {
     all.mass.assign(static_cast<std::size_t>(p_.ntypes + 1), 0.0);
     for (int t = 1; t <= p_.ntypes; ++t)
       all.mass[static_cast<std::size_t>(t)] = masses[static_cast<std::size_t>(t - 1)];
-    if (p_.ntypes > 1) {
+    if (p_.ntypes > 1 && p_.lattice != "rocksalt") {
       auto frac = per_type(p_.type_fractions, p_.ntypes, "md.type_fractions");
       const double sum = std::accumulate(frac.begin(), frac.end(), 0.0);
       for (std::size_t i = 0; i < all.natoms(); ++i) {
@@ -133,6 +144,14 @@ void MDSimulation::build_system(AtomData& all) const {
     }
   }
   STRATUS_INPUT_REQUIRE(all.natoms() > 1, "md: the system has " << all.natoms() << " atoms; at least 2 are needed");
+  // Charges: a charge-style data file's, or per type from md.charge (lattices, atomic data files).
+  if (p_.data_file.empty() || p_.charge_set) {
+    STRATUS_INPUT_REQUIRE(!all.has_charges, "data file '" << p_.data_file << "' holds charges (atom style charge) and "
+                                                          << "key 'md.charge' sets them too: remove one");
+    const auto q = per_type(p_.charge, all.ntypes, "md.charge");
+    for (std::size_t i = 0; i < all.natoms(); ++i) all.q[i] = q[static_cast<std::size_t>(all.type[i] - 1)];
+    all.has_charges = p_.charge_set || p_.coulomb();
+  }
   if (p_.temperature > 0.0 || !all.has_velocities)
     create_velocities(all, p_.temperature, p_.velocity_seed, true, kb_eff, p_.velocity_uniform);
   // Periodic directions: wrap atoms into the box (as LAMMPS does on reading); fixed ones: must be inside.
@@ -168,10 +187,12 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
   auto ht = Kokkos::create_mirror_view(atoms_.type);
   auto hid = Kokkos::create_mirror_view(atoms_.id);
   auto him = Kokkos::create_mirror_view(atoms_.image);
+  auto hq = Kokkos::create_mirror_view(atoms_.q);
   for (int i = 0; i < n; ++i) {
     const AtomRow& r = rows[static_cast<std::size_t>(i)];
     hid(i) = r.id;
     ht(i) = r.type;
+    hq(i) = r.q;
     for (int d = 0; d < 3; ++d) {
       hx(i, d) = r.x[d];
       hv(i, d) = r.v[d];
@@ -183,7 +204,7 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
   Kokkos::deep_copy(atoms_.type, ht);
   Kokkos::deep_copy(atoms_.id, hid);
   Kokkos::deep_copy(atoms_.image, him);
-  Kokkos::deep_copy(atoms_.q, 0.0);
+  Kokkos::deep_copy(atoms_.q, hq);
 }
 
 LJSpec MDSimulation::make_spec(const AtomData& all) const {
@@ -216,11 +237,30 @@ void MDSimulation::preflight() {
                                          << ": atom ids must be 1.." << n << " (one per atom), the largest is "
                                          << max_id << " (renumber the atoms, e.g. with LAMMPS' reset_atoms id)");
   const LJSpec spec = make_spec(*all);
+  if (p_.coulomb()) {
+    // Sums in id order: the same on every rank count.
+    double qsum = 0.0, qsq = 0.0;
+    for (std::size_t i = 0; i < all->natoms(); ++i) {
+      qsum += all->q[i];
+      qsq += all->q[i] * all->q[i];
+    }
+    for (int d = 0; d < 3; ++d)
+      STRATUS_INPUT_REQUIRE(p_.periodic[static_cast<std::size_t>(d)],
+                            "key 'md.boundary' = '" << p_.boundary << "': md.kspace needs a periodic box in x, y and z");
+    STRATUS_INPUT_REQUIRE(qsq > 0.0, "md.pair_style coul/long: every charge is zero (set md.charge per type, or "
+                                     "start from a data file of atom style charge)");
+    const bool neutral = std::abs(qsum) <= 1e-5 * std::max(1.0, std::sqrt(qsq));
+    STRATUS_INPUT_REQUIRE(neutral || p_.neutralize,
+                          "md: the system carries a net charge of " << fmtg(qsum) << "; make it neutral, or set "
+                                                                    << "md.neutralize = true to accept a uniform "
+                                                                    << "neutralising background");
+    if (!neutral) log::warn("md: net charge " + fmtg(qsum) + ", neutralised by a uniform background (md.neutralize)");
+  }
   int size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_size(comm_in_, &size));
   ParticleComm::choose_dims(size, Real3{{all->lo[0], all->lo[1], all->lo[2]}},
                             Real3{{all->hi[0], all->hi[1], all->hi[2]}}, p_.periodic, decomp_,
-                            neighbor_params(p_, spec.max_cutoff()).list_cutoff());
+                            neighbor_params(p_, pair_cutoff(spec)).list_cutoff());
   preflight_atoms_ = std::move(all);
 }
 
@@ -231,12 +271,13 @@ void MDSimulation::initialize() {
   lo_ = all.lo;
   hi_ = all.hi;
   natoms_ = static_cast<long long>(all.natoms());
+  has_charges_ = all.has_charges;
   mass_host_ = all.mass;
 
   // Potential.
   spec_ = make_spec(all);
   coeffs_ = LJCoeffs::from_spec(spec_);
-  const NeighborParams list_params = neighbor_params(p_, spec_.max_cutoff());
+  const NeighborParams list_params = neighbor_params(p_, pair_cutoff(spec_));
 
   pc_ = std::make_unique<ParticleComm>(comm_in_, Real3{{lo_[0], lo_[1], lo_[2]}}, Real3{{hi_[0], hi_[1], hi_[2]}},
                                        p_.periodic, decomp_, list_params.list_cutoff(), transport_);
@@ -248,7 +289,7 @@ void MDSimulation::initialize() {
   std::vector<AtomRow> rows;
   rows.reserve(mine.size());
   for (const std::size_t i : mine) {
-    AtomRow r{all.id[i], all.type[i], {}, {}, {}};
+    AtomRow r{all.id[i], all.type[i], {}, {}, {}, all.q[i]};
     for (std::size_t d = 0; d < 3; ++d) {
       r.x[d] = all.x[i][d];
       r.v[d] = all.v[i][d];
@@ -272,6 +313,7 @@ void MDSimulation::initialize() {
 
   list_ = std::make_unique<NeighborList>(list_params);
   rebuild();
+  if (p_.coulomb()) make_kspace(all);
   compute_forces(true);
   if (p_.ensemble == Ensemble::nhc)
     nhc_ = std::make_unique<NoseHooverChain>(p_.nhc_chain, p_.t_target, p_.t_damp, 3.0 * natoms_ - 3.0, units_);
@@ -284,12 +326,57 @@ void MDSimulation::rebuild() {
   ++reneighbors_;
 }
 
+double MDSimulation::pair_cutoff(const LJSpec& spec) const {
+  if (!p_.coulomb()) return spec.max_cutoff();
+  return p_.lj() ? std::max(spec.max_cutoff(), p_.coul_cutoff) : p_.coul_cutoff;
+}
+
+void MDSimulation::make_kspace(const AtomData& all) {
+  KSpaceSystem sys;
+  sys.lo = lo_;
+  sys.hi = hi_;
+  sys.natoms = natoms_;
+  for (std::size_t i = 0; i < all.natoms(); ++i) {  // id order, as in preflight()
+    sys.qsum += all.q[i];
+    sys.qsqsum += all.q[i] * all.q[i];
+  }
+  sys.cutoff = p_.coul_cutoff;
+  sys.qqrd2e = units_.qqr2e;
+  sys.skin = p_.skin;
+  if (p_.kspace == KSpaceStyle::ewald) {
+    kspace_ = make_ewald(sys, choose_ewald(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.ewald_kmax), pc_->comm());
+  } else {
+    kspace_ = make_pppm(sys, choose_pppm(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.kspace_grid, p_.kspace_order),
+                        *pc_, transport_);
+  }
+  coul_.lj = p_.lj();
+  coul_.ljc = coeffs_;
+  coul_.coul.cut_coulsq = p_.coul_cutoff * p_.coul_cutoff;
+  coul_.coul.g_ewald = kspace_->choice().g_ewald;
+  coul_.coul.qqrd2e = units_.qqr2e;
+  coul_.coul.exact = p_.erfc_exact;
+  log::info("md: " + kspace_->describe());
+}
+
 void MDSimulation::compute_forces(bool energy) {
-  const PairResult r = compute_pair(coeffs_, atoms_.x, atoms_.type, *list_, atoms_.f, &scratch_, energy);
+  PairResult r;
+  if (kspace_) {
+    coul_.q = atoms_.q;  // the current array (reserve() may have moved it)
+    r = compute_pair(coul_, atoms_.x, atoms_.type, *list_, atoms_.f, &scratch_, energy);
+  } else {
+    r = compute_pair(coeffs_, atoms_.x, atoms_.type, *list_, atoms_.f, &scratch_, energy);
+  }
   if (list_->params().newton_ghost) pc_->reverse(atoms_, atoms_.f);
+  KSpaceResult k;
+  if (kspace_) {
+    ScopedPhase phase(Phase::kspace);
+    k = kspace_->compute(atoms_, atoms_.f, energy);
+  }
   if (energy) {
-    pe_local_ = r.energy;
-    virial_local_ = r.virial;
+    pe_local_ = r.energy + k.energy;
+    ecoul_local_ = r.ecoul;
+    elong_local_ = k.energy;
+    virial_local_ = r.virial + k.virial;
   }
   ev_current_ = energy;
 }
@@ -332,6 +419,10 @@ void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
   plan.hidden_sum("mv2");     // sum m v^2 [mass velocity^2]
   plan.hidden_sum("pe_sum");  // pair energy
   plan.hidden_sum("virial");  // sum r.f
+  if (kspace_) {
+    plan.hidden_sum("ecoul_sum");  // real-space Coulomb energy
+    plan.hidden_sum("elong_sum");  // k-space energy
+  }
   const double vol = volume(), dof = 3.0 * static_cast<double>(natoms_) - 3.0;
   const double norm = units_.per_atom_thermo ? 1.0 / static_cast<double>(natoms_) : 1.0;
   const Units u = units_;
@@ -339,6 +430,13 @@ void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
   plan.derived("pe", [norm](const Diagnostics& d, double) { return d.get("pe_sum") * norm; });
   plan.derived("ke", [u, norm](const Diagnostics& d, double) { return 0.5 * (d.get("mv2") * u.mvv2e) * norm; });
   plan.derived("etotal", [](const Diagnostics& d, double) { return d.get("pe") + d.get("ke"); });
+  if (kspace_) {  // LAMMPS' evdwl, ecoul and elong (normalised as pe)
+    plan.derived("evdwl", [norm](const Diagnostics& d, double) {
+      return (d.get("pe_sum") - d.get("ecoul_sum") - d.get("elong_sum")) * norm;
+    });
+    plan.derived("ecoul", [norm](const Diagnostics& d, double) { return d.get("ecoul_sum") * norm; });
+    plan.derived("elong", [norm](const Diagnostics& d, double) { return d.get("elong_sum") * norm; });
+  }
   plan.derived("press", [u, vol](const Diagnostics& d, double) {
     return (d.get("mv2") * u.mvv2e + d.get("virial")) / (3.0 * vol) * u.nktv2p;
   });
@@ -350,6 +448,10 @@ void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
 void MDSimulation::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
   if (!ev_current_) compute_forces(true);  // a step that skipped the energy: same forces, plus energies
   local.values = {local_mv2(atoms_, mass_), pe_local_, virial_local_};
+  if (kspace_) {
+    local.values.push_back(ecoul_local_);
+    local.values.push_back(elong_local_);
+  }
 }
 
 Thermo MDSimulation::thermo() {
@@ -362,6 +464,11 @@ Thermo MDSimulation::thermo() {
   t.etotal = d.get("etotal");
   t.press = d.get("press");
   t.econserve = nhc_ ? d.get("econserve") : t.etotal;
+  t.evdwl = kspace_ ? d.get("evdwl") : t.pe;
+  if (kspace_) {
+    t.ecoul = d.get("ecoul");
+    t.elong = d.get("elong");
+  }
   return t;
 }
 
@@ -370,13 +477,17 @@ void MDSimulation::report(const Clock& clock, const Diagnostics& d) {
     log::info("thermo (" + std::string(units_.per_atom_thermo ? "energies per atom" : "total energies") + " in " +
               units_.energy + ", pressure in " + units_.pressure + "):\n" +
               "        Step            Temp          E_pair          KinEng          TotEng           Press" +
-              (nhc_ ? "        Econserve" : ""));
+              (kspace_ ? "          E_vdwl          E_coul          E_long" : "") + (nhc_ ? "        Econserve" : ""));
     thermo_header_ = true;
   }
   char line[256];
   std::snprintf(line, sizeof line, "%12ld %15.8g %15.8g %15.8g %15.8g %15.8g", clock.step, d.get("temp"), d.get("pe"),
                 d.get("ke"), d.get("etotal"), d.get("press"));
   std::string s = line;
+  if (kspace_) {
+    std::snprintf(line, sizeof line, " %15.8g %15.8g %15.8g", d.get("evdwl"), d.get("ecoul"), d.get("elong"));
+    s += line;
+  }
   if (nhc_) s += " " + fmtg(d.get("econserve"), 10);
   log::info(s);
 }

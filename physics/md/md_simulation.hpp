@@ -15,6 +15,7 @@
 #include "driver/simulation.hpp"
 #include "io/h5md.hpp"
 #include "md/integrate.hpp"
+#include "md/kspace.hpp"
 #include "md/md_options.hpp"
 #include "md/md_setup.hpp"
 #include "md/pair_lj.hpp"
@@ -28,6 +29,7 @@ struct Thermo {
   long long natoms = 0;
   double temp = 0.0, pe = 0.0, ke = 0.0, etotal = 0.0, press = 0.0;
   double econserve = 0.0;  // etotal plus the thermostat's energy (Nose-Hoover); equals etotal otherwise
+  double evdwl = 0.0, ecoul = 0.0, elong = 0.0;  // parts of pe with a coul/long style (LAMMPS' names)
 };
 
 class MDSimulation : public Simulation {
@@ -79,6 +81,8 @@ class MDSimulation : public Simulation {
   const ParticleComm& comm() const { return *pc_; }
   const NeighborList& neighbor_list() const { return *list_; }
   const Units& units() const { return units_; }
+  /// The long-range solver (coul/long styles; null otherwise).
+  const KSpace* kspace() const { return kspace_.get(); }
   long long natoms() const { return natoms_; }
   double volume() const { return (hi_[0] - lo_[0]) * (hi_[1] - lo_[1]) * (hi_[2] - lo_[2]); }
   int reneighbors() const { return reneighbors_; }
@@ -95,9 +99,14 @@ class MDSimulation : public Simulation {
     int type;
     double x[3], v[3];
     int image[3];
+    double q;
   };
   void build_system(AtomData& all) const;
   LJSpec make_spec(const AtomData& all) const;
+  /// The pair styles' largest cutoff (Lennard-Jones and Coulomb): the neighbor list's.
+  double pair_cutoff(const LJSpec& spec) const;
+  /// Creates the k-space solver (coul/long styles) for the charges of all (after pc_).
+  void make_kspace(const AtomData& all);
   std::unique_ptr<AtomData> preflight_atoms_;  // the system read by preflight(), until initialize()
   /// Replaces the owned atoms (no ghosts) by rows, on the device.
   void set_owned_atoms(const std::vector<AtomRow>& rows);
@@ -113,6 +122,8 @@ class MDSimulation : public Simulation {
   Units units_;
   LJSpec spec_;
   LJCoeffs coeffs_;
+  LJCoulLong coul_;                  // lj/cut/coul/long or coul/long (when p_.coulomb())
+  std::unique_ptr<KSpace> kspace_;   // its long-range part
   PairScratch scratch_;
   std::unique_ptr<ParticleComm> pc_;
   std::unique_ptr<NeighborList> list_;
@@ -123,7 +134,9 @@ class MDSimulation : public Simulation {
   std::vector<double> mass_host_;
   std::array<double, 3> lo_{}, hi_{};
   long long natoms_ = 0;
+  bool has_charges_ = false;  // the system has charges (carried by checkpoints, trajectories, data files)
   double pe_local_ = 0.0, virial_local_ = 0.0;
+  double ecoul_local_ = 0.0, elong_local_ = 0.0;  // parts of pe_local_: real-space Coulomb, k-space
   bool ev_current_ = false;  // pe_local_ and virial_local_ belong to the current positions
   bool report_next_ = true;  // compute the energy and virial in the next step's force pass
   long restarted_at_ = -1;   // the step a restart continued from (its trajectory gets a file of its own)

@@ -1,4 +1,4 @@
-// lj/cut coefficients and the generic pair compute (full and half neighbor lists).
+// lj/cut coefficients, coul/long, and the generic pair compute (full and half neighbor lists).
 #include "md/pair_lj.hpp"
 
 #include <algorithm>
@@ -87,13 +87,50 @@ LJCoeffs LJCoeffs::from_spec(const LJSpec& s) {
 
 namespace {
 
+// The potentials as the kernel sees them: pair() gives F / r and, with EV, the energy split into the
+// Lennard-Jones and Coulomb parts, for a pair within its cutoff (false outside every cutoff).
+struct LJPair {
+  LJCoeffs c;
+  template <bool EV>
+  KOKKOS_INLINE_FUNCTION bool pair(int, int, int ti, int tj, double rsq, double& fp, double& evdwl,
+                                   double&) const {
+    if (!(rsq < c.cutsq(ti * c.stride + tj))) return false;
+    fp = c.fpair(ti, tj, rsq);
+    if (EV) evdwl = c.energy(ti, tj, rsq);
+    return true;
+  }
+};
+
+struct LJCoulPair {
+  LJCoulLong p;
+  template <bool EV>
+  KOKKOS_INLINE_FUNCTION bool pair(int i, int j, int ti, int tj, double rsq, double& fp, double& evdwl,
+                                   double& ecoul) const {
+    bool any = false;
+    fp = 0.0;
+    if (p.lj && rsq < p.ljc.cutsq(ti * p.ljc.stride + tj)) {
+      fp = p.ljc.fpair(ti, tj, rsq);
+      if (EV) evdwl = p.ljc.energy(ti, tj, rsq);
+      any = true;
+    }
+    if (rsq < p.coul.cut_coulsq) {
+      double fc = 0.0, ec = 0.0;
+      p.coul.eval(p.q(i) * p.q(j), rsq, fc, ec);
+      fp += fc;
+      if (EV) ecoul = ec;
+      any = true;
+    }
+    return any;
+  }
+};
+
 // The neighbor loop of one owned atom i. HALF: Newton's third law for partners below newton_limit (owned
 // atoms, or every atom when ghost forces are summed back), the partner's share through the ScatterView;
-// other pairs count half. EV: also the energy and virial (only on steps that report them).
-template <bool HALF, bool EV>
+// other pairs count half. EV: also the energies and virial (only on steps that report them).
+template <class Pot, bool HALF, bool EV>
 struct PairKernel {
   using Scatter = PairScratch::Scatter;
-  LJCoeffs c;
+  Pot pot;
   ParticleVec x;
   ParticleInt type;
   Kokkos::View<const int*, MemSpace> off, nbr;
@@ -102,12 +139,14 @@ struct PairKernel {
   Scatter sv;
 
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
-    double e = 0.0, w = 0.0;
-    row(i, e, w);
+    double e = 0.0, ec = 0.0, w = 0.0;
+    row(i, e, ec, w);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(int i, double& esum, double& wsum) const { row(i, esum, wsum); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, double& esum, double& ecsum, double& wsum) const {
+    row(i, esum, ecsum, wsum);
+  }
 
-  KOKKOS_INLINE_FUNCTION void row(int i, double& esum, double& wsum) const {
+  KOKKOS_INLINE_FUNCTION void row(int i, double& esum, double& ecsum, double& wsum) const {
     const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
     const int ti = type(i);
     double fx = 0.0, fy = 0.0, fz = 0.0;
@@ -117,8 +156,8 @@ struct PairKernel {
       const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
       const double rsq = dx * dx + dy * dy + dz * dz;
       const int tj = type(j);
-      if (rsq < c.cutsq(ti * c.stride + tj)) {
-        const double fp = c.fpair(ti, tj, rsq);
+      double fp = 0.0, evdwl = 0.0, ecoul = 0.0;
+      if (pot.template pair<EV>(i, j, ti, tj, rsq, fp, evdwl, ecoul)) {
         fx += dx * fp;
         fy += dy * fp;
         fz += dz * fp;
@@ -133,7 +172,8 @@ struct PairKernel {
         }
         if constexpr (EV) {
           const double weight = newton ? 1.0 : 0.5;
-          esum += weight * c.energy(ti, tj, rsq);
+          esum += weight * (evdwl + ecoul);
+          ecsum += weight * ecoul;
           wsum += weight * rsq * fp;
         }
       }
@@ -150,23 +190,23 @@ struct PairKernel {
   }
 };
 
-template <bool HALF>
-PairResult run_pair(const PairKernel<HALF, true>& k, int n, bool energy) {
+template <class Pot, bool HALF>
+PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   PairResult r;
   if (energy) {
-    Kokkos::parallel_reduce(HALF ? "lj::compute_half_ev" : "lj::compute_full_ev", Policy(0, n), k, r.energy, r.virial);
+    Kokkos::parallel_reduce(HALF ? "pair::compute_half_ev" : "pair::compute_full_ev", Policy(0, n), k, r.energy,
+                            r.ecoul, r.virial);
   } else {
-    const PairKernel<HALF, false> kf{k.c, k.x, k.type, k.off, k.nbr, k.newton_limit, k.f, k.sv};
-    Kokkos::parallel_for(HALF ? "lj::compute_half" : "lj::compute_full", Policy(0, n), kf);
+    const PairKernel<Pot, HALF, false> kf{k.pot, k.x, k.type, k.off, k.nbr, k.newton_limit, k.f, k.sv};
+    Kokkos::parallel_for(HALF ? "pair::compute_half" : "pair::compute_full", Policy(0, n), kf);
   }
   return r;
 }
 
-}  // namespace
-
-PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f, PairScratch* scratch, bool energy) {
+template <class Pot>
+PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
+                   const ParticleVec& f, PairScratch* scratch, bool energy) {
   const int n_local = list.n_local();
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) >= n_local + list.n_ghost(), "pair compute: the force array holds "
                                                                                  << f.extent(0) << " atoms, the list "
@@ -181,8 +221,8 @@ PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleI
   // communication needed) or, with the list's newton_ghost, once, with the ghost's force left in its row
   // for the caller to sum back to the owner.
   if (!half) {
-    const PairKernel<false, true> k{c, x, type, list.offsets(), list.neighbors(), n_local, f, {}};
-    return run_pair<false>(k, n_local, energy);
+    const PairKernel<Pot, false, true> k{pot, x, type, list.offsets(), list.neighbors(), n_local, f, {}};
+    return run_pair<Pot, false>(k, n_local, energy);
   }
   PairScratch local;
   PairScratch& s = scratch ? *scratch : local;
@@ -193,11 +233,25 @@ PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleI
   } else {
     s.forces.reset_except(f);
   }
-  const PairKernel<true, true> k{c, x, type, list.offsets(), list.neighbors(), newton_limit, f, s.forces};
-  const PairResult r = run_pair<true>(k, n_local, energy);
+  const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, s.forces};
+  const PairResult r = run_pair<Pot, true>(k, n_local, energy);
   ParticleVec dest = f;
   Kokkos::Experimental::contribute(dest, s.forces);
   return r;
+}
+
+}  // namespace
+
+PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
+                        const ParticleVec& f, PairScratch* scratch, bool energy) {
+  return compute(LJPair{c}, x, type, list, f, scratch, energy);
+}
+
+PairResult compute_pair(const LJCoulLong& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
+                        const ParticleVec& f, PairScratch* scratch, bool energy) {
+  STRATUS_REQUIRE(static_cast<int>(c.q.extent(0)) >= list.n_local() + list.n_ghost(),
+                  "pair compute: the charge array holds " << c.q.extent(0) << " atoms");
+  return compute(LJCoulPair{c}, x, type, list, f, scratch, energy);
 }
 
 }  // namespace stratus::md

@@ -1,8 +1,12 @@
-// Lennard-Jones 12-6 (lj/cut) for several atom types, and the generic pair compute that owns the neighbor
-// loop. The potential holds physics only (per-pair coefficients, energy and force of one pair at r^2);
-// compute_pair() walks a NeighborList, sums forces, the potential energy and the virial:
-//   E(r) = 4 eps [(sigma/r)^12 - (sigma/r)^6] - offset    for r < rc (offset = E(rc) with shift on)
-//   F(r) = 24 eps [2 (sigma/r)^12 - (sigma/r)^6] / r^2 * r_vec   (force on i from j, r_vec = x_i - x_j)
+// The pair styles and the generic pair compute that owns the neighbor loop. A potential holds physics
+// only (per-pair coefficients, energy and force of one pair at r^2); compute_pair() walks a NeighborList,
+// sums forces, the potential energy and the virial. Styles:
+//   lj/cut: E(r) = 4 eps [(sigma/r)^12 - (sigma/r)^6] - offset    for r < rc (offset = E(rc) with shift on)
+//           F(r) = 24 eps [2 (sigma/r)^12 - (sigma/r)^6] / r^2 * r_vec   (force on i from j, r_vec = x_i - x_j)
+//   coul/long (the real-space part of an Ewald-split Coulomb sum, with Ewald or PPPM for the rest):
+//           E(r) = C qi qj erfc(g r) / r,  F(r) = C qi qj [erfc(g r) + 2 g r exp(-g^2 r^2) / sqrt(pi)] / r^3 * r_vec
+//           for r < rc_coul, C = qqrd2e (1 in lj units, 332.06371 in real, 14.399645 in metal)
+//   lj/cut/coul/long: both, each within its own cutoff.
 // Coefficients are LAMMPS' lj1..lj4 (48 eps s^12, 24 eps s^6, 4 eps s^12, 4 eps s^6); mixed pairs use
 // geometric (eps, sigma) or Lorentz-Berthelot (sigma arithmetic) rules unless set explicitly.
 // Full lists: each owned atom sums its own force (no atomics; the GPU choice), energy and virial count
@@ -58,8 +62,44 @@ struct LJCoeffs {
   }
 };
 
+/// The real-space Coulomb term of coul/long. erfc is exact, or (exact = false) the Abramowitz-Stegun
+/// 7.1.26 polynomial that LAMMPS' coul/long styles evaluate without tables (pair_modify table 0), with
+/// LAMMPS' constants, so that a comparison with LAMMPS can be made at round-off level.
+struct CoulLong {
+  double cut_coulsq = 0.0;  // squared cutoff
+  double g_ewald = 0.0;     // splitting parameter (1/length)
+  double qqrd2e = 1.0;      // energy * length / charge^2
+  bool exact = true;
+  /// F / r (fpair) and the energy of charges qi qj at squared distance rsq < cut_coulsq.
+  KOKKOS_INLINE_FUNCTION void eval(double qiqj, double rsq, double& fpair, double& e) const {
+    const double r = ::sqrt(rsq), gr = g_ewald * r, expm2 = ::exp(-gr * gr);
+    const double pre = qqrd2e * qiqj / r;
+    double erfc_gr, two_over_sqrtpi;
+    if (exact) {
+      erfc_gr = ::erfc(gr);
+      two_over_sqrtpi = 1.1283791670955126;  // 2 / sqrt(pi)
+    } else {  // LAMMPS' EWALD_P, A1..A5 and EWALD_F
+      const double t = 1.0 / (1.0 + 0.3275911 * gr);
+      erfc_gr = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * expm2;
+      two_over_sqrtpi = 1.12837917;
+    }
+    e = pre * erfc_gr;
+    fpair = pre * (erfc_gr + two_over_sqrtpi * gr * expm2) / rsq;
+  }
+};
+
+/// lj/cut/coul/long (or coul/long alone when !lj): Lennard-Jones within its per-pair cutoffs plus coul/long
+/// within the Coulomb cutoff. q holds the charges of owned and ghost atoms.
+struct LJCoulLong {
+  bool lj = true;
+  LJCoeffs ljc;
+  CoulLong coul;
+  ParticleScalar q;
+};
+
 struct PairResult {
-  double energy = 0.0;  // potential energy of the owned atoms' pairs (energy units)
+  double energy = 0.0;  // potential energy of the owned atoms' pairs (energy units), Coulomb included
+  double ecoul = 0.0;   // its real-space Coulomb part
   double virial = 0.0;  // sum over pairs of r_ij . f_ij (energy units)
 };
 
@@ -77,6 +117,9 @@ struct PairScratch {
 /// n_local. With a newton_ghost list, the ghost rows of f hold forces to be summed back to their owners
 /// (ParticleComm::reverse). Pass scratch to reuse the half-list accumulator across calls.
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
+                        const ParticleVec& f, PairScratch* scratch = nullptr, bool energy = true);
+/// The same for lj/cut/coul/long or coul/long.
+PairResult compute_pair(const LJCoulLong& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
                         const ParticleVec& f, PairScratch* scratch = nullptr, bool energy = true);
 
 }  // namespace stratus::md

@@ -43,6 +43,8 @@ const char* phase_name(Phase p) {
       return "communication";
     case Phase::neighbor:
       return "neighbor";
+    case Phase::kspace:
+      return "kspace";
     case Phase::diagnostics:
       return "diagnostics";
     case Phase::snapshots:

@@ -18,6 +18,7 @@ enum class Phase : int {
   compute,        // stepping, less what follows
   communication,  // halo and ghost exchange, atom migration
   neighbor,       // neighbor-list builds
+  kspace,         // long-range electrostatics (PPPM, Ewald), less its communication
   diagnostics,    // history rows and their reductions
   snapshots,      // grid snapshots and trajectory frames
   checkpoints,    // checkpoint writes

@@ -79,12 +79,27 @@ CartDecomp::CartDecomp(MPI_Comm comm, Int3 global_cells, Int3 requested, std::ar
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);
   dims_ = choose_dims(nranks, global_cells, requested);
+  init(comm);
+}
+
+CartDecomp::CartDecomp(MPI_Comm comm, Int3 global_cells, Int3 dims, std::array<bool, 3> periodic, Uneven)
+    : global_(global_cells), periodic_(periodic) {
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  STRATUS_REQUIRE(dims[0] >= 1 && dims[1] >= 1 && dims[2] >= 1 && dims[0] * dims[1] * dims[2] == nranks,
+                  "decomposition " << dims[0] << " x " << dims[1] << " x " << dims[2] << " does not match " << nranks
+                                   << " ranks");
+  dims_ = dims;
+  init(comm);
+}
+
+void CartDecomp::init(MPI_Comm comm) {
   cart_ = create_cart_comm(comm, dims_, periodic_, coords_);
   MPI_Comm_rank(cart_, &rank_);
   MPI_Comm_size(cart_, &size_);
-  for (int d = 0; d < 3; ++d) {
-    local_[d] = global_[d] / dims_[d];
-    offset_[d] = coords_[d] * local_[d];
+  for (int d = 0; d < 3; ++d) {  // equal blocks when dims divides the cells
+    offset_[d] = static_cast<int>(static_cast<long long>(coords_[d]) * global_[d] / dims_[d]);
+    local_[d] = static_cast<int>(static_cast<long long>(coords_[d] + 1) * global_[d] / dims_[d]) - offset_[d];
   }
   for (int ox = -1; ox <= 1; ++ox)
     for (int oy = -1; oy <= 1; ++oy)

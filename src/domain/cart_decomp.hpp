@@ -1,6 +1,7 @@
 // Cartesian domain decomposition of a global grid of cells over the ranks of a communicator, in 1, 2 or
 // 3 directions, each periodic or walled. Blocks are equal: the ranks in a direction must divide the
-// cells in it (an InputError otherwise, naming the keys). It owns the Cartesian communicator; it does not
+// cells in it (an InputError otherwise, naming the keys); or, for grids that follow another
+// decomposition (PPPM's charge grid over the particle sub-domains), as even as integer division allows. It owns the Cartesian communicator; it does not
 // know about fields, ghosts or physics.
 #pragma once
 #include <mpi.h>
@@ -23,6 +24,11 @@ class CartDecomp {
   /// (a direction with one cell always gets one rank); periodic: per direction.
   /// Collective over comm. Throws InputError when no valid decomposition exists.
   CartDecomp(MPI_Comm comm, Int3 global_cells, Int3 requested, std::array<bool, 3> periodic);
+  /// Exactly dims ranks per direction (the same Cartesian layout as any other decomposition of comm
+  /// with these dims), the cells of direction d split into blocks [c n / p, (c + 1) n / p) that may differ
+  /// by one cell. Collective over comm.
+  struct Uneven {};
+  CartDecomp(MPI_Comm comm, Int3 global_cells, Int3 dims, std::array<bool, 3> periodic, Uneven);
   ~CartDecomp();
   CartDecomp(const CartDecomp&) = delete;
   CartDecomp& operator=(const CartDecomp&) = delete;
@@ -48,6 +54,7 @@ class CartDecomp {
   std::string describe() const;
 
  private:
+  void init(MPI_Comm comm);  // the Cartesian communicator, blocks and neighbours for dims_
   MPI_Comm cart_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   Int3 dims_{}, coords_{}, global_{}, local_{}, offset_{};

@@ -241,6 +241,11 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
   }
   make_fixed(group.get(), "species", H5T_STD_I32LE, n).close("close dataset species");
   make_fixed(group.get(), "id", H5T_STD_I64LE, n).close("close dataset id");
+  if (spec_.charges) {
+    h5::Dataset q = make_fixed(group.get(), "charge", H5T_IEEE_F64LE, n);
+    write_unit(q.get(), spec_.charge_unit);
+    q.close("close dataset charge");
+  }
   group.close("close particle group");
   particles.close("close group particles");
   position.close("close group position");
@@ -250,7 +255,7 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
 
 void H5mdWriter::write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
                              const std::vector<double>& v, const std::vector<double>& f,
-                             const std::vector<int>& species) {
+                             const std::vector<int>& species, const std::vector<double>& charge) {
   const double t0 = MPI_Wtime();
   const long long natoms = spec_.natoms;
   const std::size_t n = id.size();
@@ -262,7 +267,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   long long counts[3] = {0, 0, static_cast<long long>(n)};  // bad array lengths, bad ids, atoms
   long long worst_id = LLONG_MAX;
   if (x.size() != 3 * n || species.size() != n || (spec_.velocities && v.size() != 3 * n) ||
-      (spec_.forces && f.size() != 3 * n)) {
+      (spec_.forces && f.size() != 3 * n) || (spec_.charges && charge.size() != n)) {
     counts[0] = 1;
   }
   for (long long i : id) {
@@ -289,7 +294,8 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   // 2. One record per atom: species (int32), padding, then 3, 6 or 9 doubles; each rank gets its block of
   // rows in row order.
   const int nvec = 1 + (spec_.velocities ? 1 : 0) + (spec_.forces ? 1 : 0);
-  const std::size_t rec = 8 + 24 * static_cast<std::size_t>(nvec);
+  const std::size_t qoff = 8 + 24 * static_cast<std::size_t>(nvec);  // the charge, when stored
+  const std::size_t rec = qoff + (spec_.charges ? 8 : 0);
   const RowBlock rows = route_rows(
       comm_, natoms, id, rec,
       [&](std::size_t i, char* p) {
@@ -299,6 +305,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
         std::memcpy(p + 8, &x[3 * i], 24);
         if (spec_.velocities) std::memcpy(p + 32, &v[3 * i], 24);
         if (spec_.forces) std::memcpy(p + 8 + 24 * (nvec - 1), &f[3 * i], 24);
+        if (spec_.charges) std::memcpy(p + qoff, &charge[i], 8);
       },
       where.str());
 
@@ -307,6 +314,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   const std::size_t nloc = rows.count;
   std::vector<double> pos(3 * nloc), vel(spec_.velocities ? 3 * nloc : 0), force(spec_.forces ? 3 * nloc : 0);
   std::vector<int> types(nloc);
+  std::vector<double> charges(spec_.charges ? nloc : 0);
   for (std::size_t j = 0; j < nloc; ++j) {
     const char* p = rows.record(j);
     std::int32_t s = 0;
@@ -315,6 +323,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     std::memcpy(&pos[3 * j], p + 8, 24);
     if (spec_.velocities) std::memcpy(&vel[3 * j], p + 32, 24);
     if (spec_.forces) std::memcpy(&force[3 * j], p + 8 + 24 * (nvec - 1), 24);
+    if (spec_.charges) std::memcpy(&charges[j], p + qoff, 8);
   }
   for (std::size_t j = 0; j < nloc; ++j) {
     for (int d = 0; d < 3; ++d) {
@@ -356,6 +365,11 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
       write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types.data(), dxpl.get(), false);
       write_block(file.get(), g + "id", H5T_NATIVE_INT64, {hn}, {r0}, {nl}, true, ids.data(), dxpl.get(), false);
       bytes_ += 12.0 * static_cast<double>(natoms);
+      if (spec_.charges) {
+        write_block(file.get(), g + "charge", H5T_NATIVE_DOUBLE, {hn}, {r0}, {nl}, true, charges.data(), dxpl.get(),
+                    false);
+        bytes_ += 8.0 * static_cast<double>(natoms);
+      }
     }
     file.close("close '" + path_ + "'");
   } catch (const CollectiveError&) {

@@ -47,6 +47,8 @@ struct H5mdSpec {
   std::array<bool, 3> periodic{true, true, true};
   std::string length_unit, time_unit, velocity_unit, force_unit;  // e.g. "sigma", "tau", "sigma/tau"
   bool velocities = true, forces = false;
+  bool charges = false;                // a fixed dataset `charge` (of the first frame), with charge_unit
+  std::string charge_unit;
   std::string creator_version;         // e.g. stratus::kVersion
   std::string author;                  // /h5md/author name; empty: rank 0's $USER, else "unknown"
   std::string particle_group = "all";  // the group under /particles
@@ -62,11 +64,12 @@ class H5mdWriter {
   /// Collective. Appends one frame at (step, time), which must be the same on every rank (rank 0's are
   /// stored), and rewrites the XDMF sidecar. Each rank passes its
   /// own atoms in any order (host arrays): n ids, x (3n positions, atom-major), v (3n velocities, ignored
-  /// unless spec.velocities), f (3n forces, ignored unless spec.forces), n species. The species of the
-  /// first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the
+  /// unless spec.velocities), f (3n forces, ignored unless spec.forces), n species, n charges (unless
+  /// spec.charges, may be empty). The species and charges of the first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the
   /// wrong length or an id outside 1..natoms, or if the ids are not each of 1..natoms exactly once.
   void write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
-                   const std::vector<double>& v, const std::vector<double>& f, const std::vector<int>& species);
+                   const std::vector<double>& v, const std::vector<double>& f, const std::vector<int>& species,
+                   const std::vector<double>& charge = {});
 
   /// Rank 0 writes `<path without its extension>.xmf`: a temporal collection with one Polyvertex grid per
   /// frame written so far (geometry: the hyperslab [frame, 0:N, 0:3] of position/value; attributes:
