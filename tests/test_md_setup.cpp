@@ -370,7 +370,7 @@ TEST_CASE("Data file errors name the file and the line", "[md]") {
   err(std::string(kHeader) + "5 bonds\n", "9", "unrecognised header");
   err(std::string(kHeader) + masses + "\nBonds\n", "15", "unknown section 'Bonds'");
   err(std::string(kHeader) + masses + "\nAtoms # full\n\n1 1 0 0 0\n", "15", "atom style 'full'");
-  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0\n", "17", "expected 5 or 8 columns in Atoms (atomic), got 4");
+  err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0\n", "17", "expected 5 or 8 columns in Atoms (atomic: id type x y z [ix iy iz]), got 4");
   err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 0 0 0 0\n", "17", "got 7");
   err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 abc 0\n", "17", "'abc'");
   err(std::string(kHeader) + masses + "\nAtoms\n\n1 1 0 1.5x 0\n", "17", "'1.5x'");

@@ -254,7 +254,10 @@ void MDSimulation::preflight() {
                           "md: the system carries a net charge of " << fmtg(qsum) << "; make it neutral, or set "
                                                                     << "md.neutralize = true to accept a uniform "
                                                                     << "neutralising background");
-    if (!neutral) log::warn("md: net charge " + fmtg(qsum) + ", neutralised by a uniform background (md.neutralize)");
+    int rank = 0;
+    MPI_Comm_rank(comm_in_, &rank);
+    if (!neutral && rank == 0)
+      log::warn("md: net charge " + fmtg(qsum) + ", neutralised by a uniform background (md.neutralize)");
   }
   int size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_size(comm_in_, &size));
