@@ -21,6 +21,7 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 stage="$work/stratus-gpu"
 mkdir -p "$stage/bin" "$stage/tests" "$stage/lib"
 cp "$build/stratus" "$stage/bin/"
+[ -x "$build/tests/bench_fft" ] && cp "$build/tests/bench_fft" "$stage/bin/"
 for t in "$build"/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$stage/tests/"; done
 mpiexec="$(readlink -f "$(command -v mpiexec.mpich)")"
 cp "$mpiexec" "$stage/bin/mpiexec"

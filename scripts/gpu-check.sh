@@ -102,6 +102,23 @@ md_bench() {  # md_bench NAME CELLS_PER_EDGE NEIGHBOR
 md_bench md_32k 20 auto
 md_bench md_864k 60 auto
 md_bench md_864k_half 60 half
+# Electrostatics: molten NaCl with PPPM at 1e-5 (inputs/md/nacl_melt.ini, NVE) at 4,096 and 32,768 ions, and
+# the distributed FFT (cuFFT) against a single-process FFTW transform of the same grids.
+pppm_bench() {  # pppm_bench NAME CELLS_PER_EDGE
+  if "$b/bin/stratus" bench "$root/inputs/md/nacl_melt.ini" --steps 50 --triad-mib 0 --set "md.cells=$2 $2 $2" \
+       --set md.ensemble=nve --set md.temperature=1500 >"$logs/bench_$1.log" 2>&1; then
+    say "$1: $(grep '^bench: md' "$logs/bench_$1.log" | sed 's/^bench: //')"
+  else
+    say "$1: FAIL, see $logs/bench_$1.log"; fail=$((fail + 1))
+  fi
+}
+pppm_bench pppm_4k 8
+pppm_bench pppm_32k 16
+if [ -x "$b/bin/bench_fft" ] && "$b/bin/bench_fft" 64 128 256 >"$logs/bench_fft.log" 2>&1; then
+  grep '^bench: fft' "$logs/bench_fft.log" | sed 's/^bench: //' | while read -r l; do say "$l"; done
+else
+  say "bench_fft: FAIL or missing, see $logs/bench_fft.log"; fail=$((fail + 1))
+fi
 if timeout 300 "$b/bin/mpiexec" -n 2 </dev/null "$b/bin/stratus" bench --steps 50 --triad-mib 0 --set grid.nx=256 --set grid.ny=256 --set grid.nz=256 >"$logs/bench_np2.log" 2>&1; then
   say "3D 256^3, 2 ranks on one GPU (host-staged halo): $(grep '^bench: advection' "$logs/bench_np2.log" | sed 's/^bench: //')"
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checkpoint and restart through the executable, for a grid physics (2D Euler thermal) and for MD (the
-# 864-atom LJ liquid of tests/data/md):
+# 864-atom LJ liquid of tests/data/md, and the 1728-ion NaCl crystal with PPPM of inputs/md):
 #  (a) N steps and N/2 steps + restart + N/2 steps end in bitwise identical states (the final
 #      checkpoints' datasets compared with h5diff), at 1 and 2 ranks;
 #  (b) a restart on another rank count agrees to round-off;
@@ -34,11 +34,17 @@ EULER=(run "$SRC/inputs/climate/thermal.ini" --set grid.nx=40 --set grid.nz=20 -
        --set run.history_every=5)
 MD=(run "$SRC/inputs/md/lj_melt.ini" --set "md.data_file=$SRC/tests/data/md/lj_liquid.data" --set md.temperature=0
     --set run.history_every=5 --set md.trajectory=false)
+# Charged ions with PPPM (the density grid, the FFT and the field exchange are part of the state's history).
+PPPM=(run "$SRC/inputs/md/nacl_crystal.ini" --set run.history_every=5 --set md.trajectory=false)
 N=40
 HALF=20
 
-for kind in euler md; do
-  if [[ $kind == euler ]]; then base=("${EULER[@]}") name=thermal data=(fields); else base=("${MD[@]}") name=lj_melt data=(atom_x atom_v); fi
+for kind in euler md pppm; do
+  case $kind in
+    euler) base=("${EULER[@]}") name=thermal data=(fields) ;;
+    md) base=("${MD[@]}") name=lj_melt data=(atom_x atom_v) ;;
+    pppm) base=("${PPPM[@]}") name=nacl_crystal data=(atom_x atom_v atom_q) ;;
+  esac
   for np in 1 2; do
     a=$T/${kind}_np${np}_full b=$T/${kind}_np${np}_half
     run_ok "$np" "${base[@]}" --set run.output_dir="$a" --set run.max_steps=$N --set run.checkpoint_every=$HALF
@@ -70,7 +76,7 @@ for kind in euler md; do
   # (positions may sit just outside the box between rebuilds, wrapped on one side and not on the other:
   # MD compares velocities)
   cross=("${data[@]}")
-  [[ $kind == md ]] && cross=(atom_v)
+  [[ $kind != euler ]] && cross=(atom_v)
   for d in "${cross[@]}"; do
     h5diff -q -p 1e-8 "$(chk "$T/${kind}_np1_full" "$name" $N)" "$(chk "$c" "$name" $N)" "/data/$d" "/data/$d" ||
       fail "$kind: 2-rank checkpoint continued on 1 rank differs beyond 1e-8 relative in /$d"

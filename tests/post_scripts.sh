@@ -50,6 +50,24 @@ expect_rc 2 ph4.log "$PY" "$POST/plot_history.py" "$ADV_LAST"
 grep -qF "$ADV_LAST" ph4.log || fail "plot_history.py: the error does not name the file: $(cat ph4.log)"
 pass "plot_history.py: PNGs for all diagnostics and chosen columns; exit 2 for an unknown column and a non-table"
 
+# --- plot_energy_drift.py ------------------------------------------------------------------------------
+# An NVE run of charged ions with PPPM (the ionic-liquid deck, 60 steps): the drift it prints must be the
+# one of the table (recomputed here from the CSV).
+expect_rc 0 run_es.log "$STRATUS" run "$SOURCE_DIR/inputs/md/ionic_liquid_lj.ini" --set run.max_steps=60 \
+  --set run.history_every=10 --set md.kspace_accuracy=1e-3 --set run.output_dir="$T/es"
+expect_rc 0 ed1.log "$PY" "$POST/plot_energy_drift.py" "$T/es/ionic_liquid_lj_history.csv" -o "$T/es_drift.png"
+is_png "$T/es_drift.png" || fail "plot_energy_drift.py wrote no PNG"
+want=$("$PY" - "$T/es/ionic_liquid_lj_history.csv" <<'EOF2'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+e0, e1 = float(rows[0]["etotal"]), float(rows[-1]["etotal"])
+print("%.3e" % ((e1 - e0) / abs(e0)))
+EOF2
+)
+grep -qF -- "$want" ed1.log || fail "plot_energy_drift.py: the end-to-end drift $want is not in its output: $(cat ed1.log)"
+expect_rc 2 ed2.log "$PY" "$POST/plot_energy_drift.py" "$T/adv/default_history.csv"
+pass "plot_energy_drift.py: PNG and the drift of an NVE PPPM run ($want); exit 2 for a table without etotal"
+
 # --- slice.py -------------------------------------------------------------------------------------------
 expect_rc 0 sl1.log "$PY" "$POST/slice.py" "$TH_LAST" theta_prime -o "$T/th_theta.png"
 is_png "$T/th_theta.png" || fail "slice.py wrote no PNG for the 2D thermal snapshot"

@@ -10,11 +10,13 @@
 //  - NVE with PPPM conserves the energy; the run does not depend on the decomposition;
 //  - bad input (no charges, a net charge, k-space keys without a coul/long style, a grid too coarse for
 //    the ranks) fails with one clear message.
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -251,9 +253,7 @@ TEST_CASE("100 NVE steps with Ewald and PPPM reproduce LAMMPS' thermo", "[electr
       {"nacl_real", "pppm", "kspace = pppm\nkspace_grid = 27 27 27\nkspace_order = 5\n"},
   };
   for (const auto& c : cases) {
-    // Full and half lists differ in the pair compute only: the cheaper PPPM cases run both.
     for (const char* list : {"half", "full"}) {
-      if (std::string(c.solver) == "ewald" && std::string(list) == "full") continue;
       SECTION(std::string(c.name) + " " + c.solver + " " + list + " list") {
         const std::string base = std::string(c.name) == "ionic_lj" ? lj : nacl;
         const MDParams p = params_from(base + c.deck + "data_file = " + kData + c.name + ".data\nneighbor = " + list + "\n");
@@ -351,4 +351,41 @@ TEST_CASE("Bad electrostatics input fails with one clear message", "[electrostat
     MDSimulation sim(params_from(kCrystal + "cutoff = 10\nkspace_grid = 3 3 3\nkspace_order = 7\n"), MPI_COMM_WORLD);
     CHECK_THROWS_MATCHES(sim.initialize(), InputError, MessageContains({"fewer than the", "md.kspace_grid"}));
   }
+}
+
+TEST_CASE("Trajectories, data files and gathers carry the charges", "[electrostatics][io]") {
+  const MDParams p = params_from(std::string("units = lj\npair_style = lj/cut/coul/long\ncutoff = 2.5\n"
+                                             "coul_cutoff = 3.5\nskin = 0.3\nkspace = pppm\nkspace_accuracy = 1e-4\n"
+                                             "data_file = ") +
+                                 kData + "ionic_lj.data\n");
+  MDSimulation sim(p, MPI_COMM_WORLD);
+  sim.initialize();
+  const AtomData in = read_lammps_data(kData + "ionic_lj.data");
+  std::map<long long, double> q_in;
+  for (std::size_t i = 0; i < in.natoms(); ++i) q_in[in.id[i]] = in.q[i];
+  Clock clock;
+  for (int s = 0; s < 5; ++s) step(sim, clock, p.dt);
+  const std::string dir = "test_es_traj_" + std::to_string(world_size());
+  CHECK(sim.write_snapshot(clock, dir, "t") > 0.0);
+  const AtomData a = sim.gather();
+  if (world_rank() == 0) {
+    CHECK(a.has_charges);
+    REQUIRE(a.natoms() == in.natoms());
+    int wrong = 0;
+    for (std::size_t i = 0; i < a.natoms(); ++i) wrong += a.q[i] != q_in.at(a.id[i]);
+    CHECK(wrong == 0);
+    const hid_t file = H5Fopen((dir + "/t.h5md").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    const hid_t ds = H5Dopen2(file, "/particles/all/charge", H5P_DEFAULT);
+    REQUIRE(ds >= 0);
+    std::vector<double> q(in.natoms());
+    REQUIRE(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, q.data()) >= 0);
+    wrong = 0;
+    for (std::size_t r = 0; r < q.size(); ++r) wrong += q[r] != q_in.at(static_cast<long long>(r) + 1);  // row id - 1
+    CHECK(wrong == 0);
+    H5Dclose(ds);
+    H5Fclose(file);
+    std::filesystem::remove_all(dir);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }

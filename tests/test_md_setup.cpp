@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -429,4 +430,51 @@ TEST_CASE("A blank Atoms hint is no atom style", "[md]") {
   for (const char* hint : {"Atoms #", "Atoms # \v", "Atoms #\f\v ", "Atoms # atomic"})
     CHECK(stratus::md::read_lammps_data(tmp.write("hint.data", head + "\n" + hint + atoms)).natoms() == 3);
   CHECK_THAT(read_error(tmp, head + "\nAtoms # \vfull\n" + atoms), Contains("atom style 'full'"));
+}
+
+TEST_CASE("Data files of atom style charge round trip bit-exactly and the style is recognised", "[md]") {
+  const TempDir tmp;
+  // A rock-salt block: two types on the two sublattices, charges +-(1/3) (not exact in decimal).
+  auto a = stratus::md::make_lattice("rocksalt", 5.64, false, {2, 2, 1}, 1, 22.98977);
+  REQUIRE(a.ntypes == 2);
+  REQUIRE(a.natoms() == 32);
+  for (std::size_t i = 0; i < a.natoms(); ++i) {
+    CHECK(a.type[i] == (i % 8 < 4 ? 1 : 2));
+    a.q[i] = a.type[i] == 1 ? 1.0 / 3.0 : -1.0 / 3.0;
+  }
+  a.q[5] = -0.0;
+  a.has_charges = true;
+  stratus::md::create_velocities(a, 300.0, 7, true);
+  const std::string path = (tmp.dir / "charge.data").string();
+  stratus::md::write_lammps_data(path, a);
+  {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK_THAT(text, Contains("Atoms # charge"));
+  }
+  const auto b = stratus::md::read_lammps_data(path);
+  REQUIRE(b.natoms() == a.natoms());
+  CHECK(b.has_charges);
+  for (std::size_t i = 0; i < a.natoms(); ++i) {
+    REQUIRE(same_bits(b.q[i], a.q[i]));
+    REQUIRE(b.type[i] == a.type[i]);
+    for (int c = 0; c < 3; ++c) REQUIRE(same_bits(b.x[i][c], a.x[i][c]));
+  }
+  // Without a hint the column count decides (6 or 9: charge; 5 or 8: atomic); a hint fixes the style.
+  const std::string head = std::string(kHeader) + "\nMasses\n\n1 1.0\n2 2.0\n";
+  const auto c = stratus::md::read_lammps_data(
+      tmp.write("nohint.data", head + "\nAtoms\n\n1 1 0.5 0 0 0\n2 2 -0.5 1 1 1 0 0 1\n3 1 0 2 2 2\n"));
+  CHECK(c.has_charges);
+  CHECK(c.q[0] == 0.5);
+  CHECK(c.q[1] == -0.5);
+  CHECK(c.image[1][2] == 1);
+  const auto d =
+      stratus::md::read_lammps_data(tmp.write("atomic.data", head + "\nAtoms # atomic\n\n1 1 0 0 0\n2 2 1 1 1\n3 1 2 2 2\n"));
+  CHECK_FALSE(d.has_charges);
+  CHECK(d.q[2] == 0.0);
+  CHECK_THAT(read_error(tmp, head + "\nAtoms # charge\n\n1 1 0 0 0\n"),
+             Contains("line 17:") && Contains("expected 6 or 9 columns in Atoms (charge: id type q x y z"));
+  CHECK_THAT(read_error(tmp, head + "\nAtoms # atomic\n\n1 1 0.5 0 0 0\n"),
+             Contains("expected 5 or 8 columns in Atoms (atomic"));
+  CHECK_THAT(read_error(tmp, head + "\nAtoms # charge\n\n1 1 x 0 0 0\n"), Contains("expected a number for the charge"));
 }

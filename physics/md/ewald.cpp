@@ -3,7 +3,8 @@
 //   E = C (4 pi / V) sum_k exp(-k^2 / 4 g^2) / k^2 |S(k)|^2 - C g / sqrt(pi) sum q^2 - C pi / (2 g^2 V) (sum q)^2
 //   F_i = C q_i (8 pi / V) sum_k exp(-k^2 / 4 g^2) / k^2 k [Re S sin(k.r_i) - Im S cos(k.r_i)],
 // S(k) = sum_j q_j exp(i k.r_j), C = qqrd2e; the virial of a k-vector is its energy times
-// (1 - k^2 / (2 g^2)) in the trace.
+// (1 - k^2 / (2 g^2)) in the trace. exp(i k.r) is the product of per-direction phases built by repeated
+// multiplication (LAMMPS' cs/sn tables): one sine and cosine per atom and direction, not per k-vector.
 #include <mpi.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <Kokkos_Complex.hpp>
+#include <Kokkos_ScatterView.hpp>
 
 #include "core/error.hpp"
 #include "core/timer.hpp"
@@ -21,6 +23,93 @@ namespace stratus::md {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+
+constexpr int kMaxK = 64;  // the largest kmax per direction (the phase tables live on each thread's stack)
+using C = Kokkos::complex<double>;
+using KInt = Kokkos::View<int* [3], Kokkos::LayoutRight, MemSpace>;
+using KVec = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
+using SF = Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace>;
+using SfScatter = decltype(Kokkos::Experimental::create_scatter_view(SF()));
+
+/// What the kernels need to form exp(i k.r) from the per-direction phases.
+struct Geometry {
+  double lo[3];
+  double u[3];  // 2 pi / L
+  int kmax[3];
+};
+
+/// exp(i n u_d (x_d - lo_d)) for n = 0 .. kmax (ex) and n = -kmax .. kmax (ey, ez, at index n + kmax), by
+/// repeated multiplication (one sine and cosine per direction and atom).
+struct PhaseTable {
+  C ex[kMaxK + 1], ey[2 * kMaxK + 1], ez[2 * kMaxK + 1];
+  KOKKOS_INLINE_FUNCTION void fill(const Geometry& g, double x, double y, double z) {
+    const double a[3] = {g.u[0] * (x - g.lo[0]), g.u[1] * (y - g.lo[1]), g.u[2] * (z - g.lo[2])};
+    ex[0] = C(1.0, 0.0);
+    const C bx(::cos(a[0]), ::sin(a[0]));
+    for (int n = 1; n <= g.kmax[0]; ++n) ex[n] = ex[n - 1] * bx;
+    C* t[2] = {ey, ez};
+    for (int d = 1; d < 3; ++d) {
+      const int km = g.kmax[d];
+      const C b(::cos(a[d]), ::sin(a[d]));
+      t[d - 1][km] = C(1.0, 0.0);
+      for (int n = 1; n <= km; ++n) {
+        t[d - 1][km + n] = t[d - 1][km + n - 1] * b;
+        t[d - 1][km - n] = Kokkos::conj(t[d - 1][km + n]);
+      }
+    }
+  }
+  KOKKOS_INLINE_FUNCTION C at(const Geometry& g, int kx, int ky, int kz) const {
+    return ex[kx] * ey[ky + g.kmax[1]] * ez[kz + g.kmax[2]];
+  }
+};
+
+// Kernels are free functions (CUDA: no device lambdas in private members).
+
+void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf, SfScatter& sv) {
+  Kokkos::deep_copy(sf, 0.0);
+  sv.reset_except(sf);
+  const auto x = atoms.x;
+  const auto q = atoms.q;
+  const int nk = static_cast<int>(kint.extent(0));
+  Kokkos::parallel_for(
+      "ewald::structure_factors", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+        PhaseTable p;
+        p.fill(geo, x(i, 0), x(i, 1), x(i, 2));
+        auto acc = sv.access();
+        const double qi = q(i);
+        for (int m = 0; m < nk; ++m) {
+          const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));
+          acc(m, 0) += qi * e.real();
+          acc(m, 1) += qi * e.imag();
+        }
+      });
+  SF dest = sf;
+  Kokkos::Experimental::contribute(dest, sv);
+}
+
+void ewald_forces(const Particles& atoms, const Geometry& geo, const KInt& kint, const KVec& kv,
+                  const Kokkos::View<double*, MemSpace>& ug, const SF& sf, double pre, const ParticleVec& f) {
+  const auto x = atoms.x;
+  const auto q = atoms.q;
+  const int nk = static_cast<int>(kint.extent(0));
+  Kokkos::parallel_for(
+      "ewald::forces", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+        PhaseTable p;
+        p.fill(geo, x(i, 0), x(i, 1), x(i, 2));
+        double fx = 0.0, fy = 0.0, fz = 0.0;
+        for (int m = 0; m < nk; ++m) {
+          const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));  // cos(k.r) + i sin(k.r)
+          const double w = ug(m) * (sf(m, 0) * e.imag() - sf(m, 1) * e.real());
+          fx += w * kv(m, 0);
+          fy += w * kv(m, 1);
+          fz += w * kv(m, 2);
+        }
+        const double s = pre * q(i);
+        f(i, 0) += s * fx;
+        f(i, 1) += s * fy;
+        f(i, 2) += s * fz;
+      });
+}
 
 class Ewald final : public KSpace {
  public:
@@ -34,7 +123,13 @@ class Ewald final : public KSpace {
     double gsqmx = 0.0;
     for (int d = 0; d < 3; ++d) gsqmx = std::max(gsqmx, unit[d] * unit[d] * c.kmax[d] * c.kmax[d]);
     gsqmx *= 1.00001;
+    for (int d = 0; d < 3; ++d)
+      STRATUS_INPUT_REQUIRE(c.kmax[d] <= kMaxK, "md.kspace ewald: kmax " << c.kmax[d] << " in " << "xyz"[d]
+                                                                       << " exceeds " << kMaxK
+                                                                       << " (a large system or a tight accuracy): "
+                                                                          "use md.kspace = pppm");
     std::vector<double> k, coef;
+    std::vector<int> ki;
     for (int kx = 0; kx <= c.kmax[0]; ++kx)
       for (int ky = -c.kmax[1]; ky <= c.kmax[1]; ++ky)
         for (int kz = -c.kmax[2]; kz <= c.kmax[2]; ++kz) {
@@ -44,6 +139,7 @@ class Ewald final : public KSpace {
           const double sqk = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
           if (sqk > gsqmx) continue;
           k.insert(k.end(), v, v + 3);
+          ki.insert(ki.end(), {kx, ky, kz});
           coef.push_back(4.0 * kPi / vol * std::exp(-0.25 * sqk / (g * g)) / sqk);
         }
     nk_ = static_cast<int>(coef.size());
@@ -51,14 +147,28 @@ class Ewald final : public KSpace {
     ug_ = Kokkos::View<double*, MemSpace>("ewald::ug", nk_);
     sf_ = Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace>("ewald::sf", nk_);
     sf_host_ = Kokkos::create_mirror_view(sf_);
-    auto hk = Kokkos::create_mirror_view(kvec_);
-    auto hu = Kokkos::create_mirror_view(ug_);
+    sf_scatter_ = Kokkos::Experimental::create_scatter_view(sf_);
+    kint_ = Kokkos::View<int* [3], Kokkos::LayoutRight, MemSpace>("ewald::kint", nk_);
+    kvec_host_ = Kokkos::create_mirror_view(kvec_);
+    ug_host_ = Kokkos::create_mirror_view(ug_);
+    auto& hk = kvec_host_;
+    auto& hu = ug_host_;
+    auto hi = Kokkos::create_mirror_view(kint_);
     for (int n = 0; n < nk_; ++n) {
-      for (int d = 0; d < 3; ++d) hk(n, d) = k[static_cast<std::size_t>(3 * n + d)];
+      for (int d = 0; d < 3; ++d) {
+        hk(n, d) = k[static_cast<std::size_t>(3 * n + d)];
+        hi(n, d) = ki[static_cast<std::size_t>(3 * n + d)];
+      }
       hu(n) = coef[static_cast<std::size_t>(n)];
     }
     Kokkos::deep_copy(kvec_, hk);
+    Kokkos::deep_copy(kint_, hi);
     Kokkos::deep_copy(ug_, hu);
+    for (int d = 0; d < 3; ++d) {
+      geo_.lo[d] = s.lo[static_cast<std::size_t>(d)];
+      geo_.u[d] = unit[d];
+      geo_.kmax[d] = c.kmax[d];
+    }
   }
 
   std::string describe() const override {
@@ -71,61 +181,22 @@ class Ewald final : public KSpace {
   }
 
   KSpaceResult compute(const Particles& atoms, const ParticleVec& f, bool energy) override {
-    const int n = atoms.n_local, nk = nk_;
-    const auto x = atoms.x;
-    const auto q = atoms.q;
-    const auto kv = kvec_;
-    const auto sf = sf_;
-    const double lo0 = sys_.lo[0], lo1 = sys_.lo[1], lo2 = sys_.lo[2];
-    // Structure factors of this rank's atoms: one team per k-vector.
-    using Team = Kokkos::TeamPolicy<ExecSpace>;
-    Kokkos::parallel_for(
-        "ewald::structure_factors", Team(nk, Kokkos::AUTO), KOKKOS_LAMBDA(const Team::member_type& t) {
-          const int m = t.league_rank();
-          const double kx = kv(m, 0), ky = kv(m, 1), kz = kv(m, 2);
-          Kokkos::complex<double> sum(0.0, 0.0);
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(t, n),
-              [&](int i, Kokkos::complex<double>& acc) {
-                const double arg = kx * (x(i, 0) - lo0) + ky * (x(i, 1) - lo1) + kz * (x(i, 2) - lo2);
-                acc += Kokkos::complex<double>(q(i) * ::cos(arg), q(i) * ::sin(arg));
-              },
-              sum);
-          Kokkos::single(Kokkos::PerTeam(t), [&]() {
-            sf(m, 0) = sum.real();
-            sf(m, 1) = sum.imag();
-          });
-        });
+    // Structure factors of this rank's atoms, summed over the ranks, then the forces.
+    structure_factors(atoms, geo_, kint_, sf_, sf_scatter_);
     Kokkos::deep_copy(sf_host_, sf_);
     {
       ScopedPhase phase(Phase::communication);
-      STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sf_host_.data(), 2 * nk, MPI_DOUBLE, MPI_SUM, comm_));
+      STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sf_host_.data(), 2 * nk_, MPI_DOUBLE, MPI_SUM, comm_));
     }
     Kokkos::deep_copy(sf_, sf_host_);
-    const auto ug = ug_;
-    const double pre = 2.0 * sys_.qqrd2e;  // 8 pi / V is 2 ug / exp / k^2 folded in ug (4 pi / V)
-    Kokkos::parallel_for(
-        "ewald::forces", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
-          const double xi = x(i, 0) - lo0, yi = x(i, 1) - lo1, zi = x(i, 2) - lo2;
-          double fx = 0.0, fy = 0.0, fz = 0.0;
-          for (int m = 0; m < nk; ++m) {
-            const double arg = kv(m, 0) * xi + kv(m, 1) * yi + kv(m, 2) * zi;
-            const double w = ug(m) * (sf(m, 0) * ::sin(arg) - sf(m, 1) * ::cos(arg));
-            fx += w * kv(m, 0);
-            fy += w * kv(m, 1);
-            fz += w * kv(m, 2);
-          }
-          const double s = pre * q(i);
-          f(i, 0) += s * fx;
-          f(i, 1) += s * fy;
-          f(i, 2) += s * fz;
-        });
+    ewald_forces(atoms, geo_, kint_, kvec_, ug_, sf_, 2.0 * sys_.qqrd2e, f);  // 8 pi / V = 2 x ug's 4 pi / V
+    const int nk = nk_;
     KSpaceResult r;
     if (!energy || rank_ != 0) return r;
     // The sums over k on rank 0 only (the structure factors are global).
     const double g = choice_.g_ewald, vol = sys_.volume();
-    auto hk = Kokkos::create_mirror_view_and_copy(HostSpace(), kvec_);
-    auto hu = Kokkos::create_mirror_view_and_copy(HostSpace(), ug_);
+    const auto& hk = kvec_host_;
+    const auto& hu = ug_host_;
     double e = 0.0, w = 0.0;
     for (int m = 0; m < nk; ++m) {
       const double sqk = hk(m, 0) * hk(m, 0) + hk(m, 1) * hk(m, 1) + hk(m, 2) * hk(m, 2);
@@ -148,6 +219,11 @@ class Ewald final : public KSpace {
   Kokkos::View<double*, MemSpace> ug_;
   Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace> sf_;
   Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace>::HostMirror sf_host_;
+  SfScatter sf_scatter_;
+  Kokkos::View<int* [3], Kokkos::LayoutRight, MemSpace> kint_;
+  Geometry geo_{};
+  KVec::HostMirror kvec_host_;                          // the k-vectors and coefficients, for the energy
+  Kokkos::View<double*, MemSpace>::HostMirror ug_host_;
 };
 
 }  // namespace

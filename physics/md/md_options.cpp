@@ -73,7 +73,8 @@ void MDParams::bind(B& o) {
   o.real(&P::cutoff, "md.cutoff", 2.5, "length", "global Lennard-Jones cutoff").greater_than(0.0);
   o.real(&P::coul_cutoff, "md.coul_cutoff", 0.0, "length", "real-space Coulomb cutoff (0: md.cutoff)").at_least(0.0);
   o.reals(&P::charge, "md.charge", {0.0}, "charge",
-          "charge of each atom type (one value: every type) for lattices and for data files without charges");
+          "charge of each atom type (one value: every type) for lattices and for data files without charges "
+          "(atom style atomic); a data file's own charges (atom style charge) are kept");
   o.choice(&P::kspace, "md.kspace", kKSpaces, KSpaceStyle::pppm,
            "long-range solver of the coul/long styles: pppm (particle-particle particle-mesh) or ewald (direct sum)");
   o.real(&P::kspace_accuracy, "md.kspace_accuracy", 1e-5, "1",

@@ -144,10 +144,9 @@ void MDSimulation::build_system(AtomData& all) const {
     }
   }
   STRATUS_INPUT_REQUIRE(all.natoms() > 1, "md: the system has " << all.natoms() << " atoms; at least 2 are needed");
-  // Charges: a charge-style data file's, or per type from md.charge (lattices, atomic data files).
-  if (p_.data_file.empty() || p_.charge_set) {
-    STRATUS_INPUT_REQUIRE(!all.has_charges, "data file '" << p_.data_file << "' holds charges (atom style charge) and "
-                                                          << "key 'md.charge' sets them too: remove one");
+  // Charges: a charge-style data file's, or per type from md.charge (lattices, atomic data files; like
+  // the other lattice keys, md.charge does not override a data file's own charges).
+  if (p_.data_file.empty() || (p_.charge_set && !all.has_charges)) {
     const auto q = per_type(p_.charge, all.ntypes, "md.charge");
     for (std::size_t i = 0; i < all.natoms(); ++i) all.q[i] = q[static_cast<std::size_t>(all.type[i] - 1)];
     all.has_charges = p_.charge_set || p_.coulomb();

@@ -236,6 +236,11 @@ void interpolate_forces(const Particles& atoms, const GridMap& gm, const Field4D
       });
 }
 
+/// The expansion coefficients of the influence function's denominator, copied into the kernel.
+struct DenomCoef {
+  double b[kMaxOrder];
+};
+
 /// The optimal influence function for ik differentiation (Hockney and Eastwood; LAMMPS' compute_gf_ik),
 /// with the aliasing sums over the images that contribute more than 1e-7.
 void influence_function(const Spectrum& sp, int order, double g_ewald, const double* len,
@@ -251,9 +256,7 @@ void influence_function(const Spectrum& sp, int order, double g_ewald, const dou
   double fact = 1.0;
   for (int k = 1; k < 2 * order; ++k) fact *= k;
   for (int l = 0; l < order; ++l) b[l] /= fact;
-  struct Coef {
-    double b[kMaxOrder];
-  } coef{};
+  DenomCoef coef{};
   for (int l = 0; l < kMaxOrder; ++l) coef.b[l] = b[l];
   int nb[3];
   for (int d = 0; d < 3; ++d)

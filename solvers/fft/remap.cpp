@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/timer.hpp"
 
 namespace stratus::fft::detail {
 
@@ -138,6 +139,8 @@ void BoxRemap::execute(const ArrayAccess& src, const ArrayAccess& dst, StagedBuf
   const int nsend = static_cast<int>(send_rank_.size()), nrecv = static_cast<int>(recv_rank_.size());
   if (nsend > 0) pack(send_seg_, nsend, send_total_, src, bufs.send());
   if (self_.size() > 0) local_copy(self_, src, dst);
+  // The messages count as communication in the run's phase table (the transforms as their caller's phase).
+  ScopedPhase phase(Phase::communication);
   // stage_send fences: the previous unpack has finished with recv() before any message may land there.
   bufs.stage_send(0, send_doubles());
   int q = 0;
