@@ -75,9 +75,9 @@ stratus_run() {
 import json, sys
 r = json.load(open(sys.argv[1]))
 ph = r["phases"]
-loop = sum(ph[k]["avg"] for k in ("compute", "communication", "neighbor", "kspace", "diagnostics"))
-print("%.6g %s %s %s %s %s" % (int(sys.argv[2]) / loop, ph["compute"]["avg"], ph["kspace"]["avg"],
-                               ph["neighbor"]["avg"], ph["communication"]["avg"], loop))
+loop = sum(ph[k]["mean"] for k in ("compute", "communication", "neighbor", "kspace", "diagnostics"))
+print("%.6g %s %s %s %s %s" % (int(sys.argv[2]) / loop, ph["compute"]["mean"], ph["kspace"]["mean"],
+                               ph["neighbor"]["mean"], ph["communication"]["mean"], loop))
 EOF
 }
 

@@ -58,6 +58,10 @@ struct PhaseTable {
       }
     }
   }
+  template <class X>
+  KOKKOS_INLINE_FUNCTION PhaseTable(const Geometry& g, const X& x, int i) {
+    fill(g, x(i, 0), x(i, 1), x(i, 2));
+  }
   KOKKOS_INLINE_FUNCTION C at(const Geometry& g, int kx, int ky, int kz) const {
     return ex[kx] * ey[ky + g.kmax[1]] * ez[kz + g.kmax[2]];
   }
@@ -73,8 +77,7 @@ void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& 
   const int nk = static_cast<int>(kint.extent(0));
   Kokkos::parallel_for(
       "ewald::structure_factors", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
-        PhaseTable p;
-        p.fill(geo, x(i, 0), x(i, 1), x(i, 2));
+        const PhaseTable p(geo, x, i);
         auto acc = sv.access();
         const double qi = q(i);
         for (int m = 0; m < nk; ++m) {
@@ -94,8 +97,7 @@ void ewald_forces(const Particles& atoms, const Geometry& geo, const KInt& kint,
   const int nk = static_cast<int>(kint.extent(0));
   Kokkos::parallel_for(
       "ewald::forces", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
-        PhaseTable p;
-        p.fill(geo, x(i, 0), x(i, 1), x(i, 2));
+        const PhaseTable p(geo, x, i);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         for (int m = 0; m < nk; ++m) {
           const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));  // cos(k.r) + i sin(k.r)

@@ -88,6 +88,16 @@ struct GridMap {
     centre = static_cast<int>(u + st.shift) - kOffset;
     dist = centre + st.shiftone - u;
   }
+  /// The stencil of the atom at x: the array index of its first point c[d] and its weights w[d][0 .. P-1].
+  template <class X>
+  KOKKOS_INLINE_FUNCTION void stencil(const X& x, int i, int* c, double (*w)[kMaxOrder]) const {
+    for (int d = 0; d < 3; ++d) {
+      double dist = 0.0;
+      locate(x(i, d), d, c[d], dist);
+      st.weights(dist, w[d]);
+      c[d] += st.lower - first[d];
+    }
+  }
 };
 
 // Kernels are free functions (CUDA: no device lambdas in private members).
@@ -106,12 +116,7 @@ void assign_charges(const Particles& atoms, const GridMap& gm, double delvolinv,
       "pppm::assign_charges", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
         int c[3];
         double w[3][kMaxOrder];
-        for (int d = 0; d < 3; ++d) {
-          double dist = 0.0;
-          gm.locate(x(i, d), d, c[d], dist);
-          gm.st.weights(dist, w[d]);
-          c[d] += gm.st.lower - gm.first[d];  // array index of the stencil's first point
-        }
+        gm.stencil(x, i, c, w);
         if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] + gm.st.order > nx || c[1] + gm.st.order > ny ||
             c[2] + gm.st.order > nz) {
           out_of_range(0) = 1;
@@ -209,12 +214,7 @@ void interpolate_forces(const Particles& atoms, const GridMap& gm, const Field4D
       "pppm::interpolate_forces", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
         int c[3];
         double w[3][kMaxOrder];
-        for (int d = 0; d < 3; ++d) {
-          double dist = 0.0;
-          gm.locate(x(i, d), d, c[d], dist);
-          gm.st.weights(dist, w[d]);
-          c[d] += gm.st.lower - gm.first[d];
-        }
+        gm.stencil(x, i, c, w);
         double ex = 0.0, ey = 0.0, ez = 0.0;
         for (int n = 0; n < gm.st.order; ++n) {
           const double z0 = w[2][n];

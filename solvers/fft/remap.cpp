@@ -87,6 +87,23 @@ void local_copy(const Box3& box, const ArrayAccess& src, const ArrayAccess& dst)
   const int a0 = order[0], a1 = order[1], a2 = order[2];
   const int n0 = box.extent(a0), n1 = box.extent(a1);
   const int lx = box.lo[0], ly = box.lo[1], lz = box.lo[2];
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  // CPUs: nested loops with the destination's contiguous axis innermost (no index arithmetic per element).
+  Kokkos::parallel_for(
+      "fft::local_copy",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>({0, 0, 0}, {box.extent(a2), n1, n0}),
+      KOKKOS_LAMBDA(int k2, int k1, int k0) {
+        int i[3];
+        i[a0] = k0;
+        i[a1] = k1;
+        i[a2] = k2;
+        const long long os = element_offset(src, lx + i[0], ly + i[1], lz + i[2]);
+        const long long od = element_offset(dst, lx + i[0], ly + i[1], lz + i[2]);
+        for (int c = 0; c < dst.ncomp; ++c) dst.data[od + c] = src.data[os + c];
+      });
+  return;
+#endif
+  // GPUs: one flat index, consecutive threads on consecutive destination elements.
   Kokkos::parallel_for(
       "fft::local_copy", LongPolicy(0, box.size()), KOKKOS_LAMBDA(long long t) {
         int i[3];
