@@ -4,7 +4,8 @@
 # reference inputs (100 NVE steps from that data file, thermo every 10 steps printed with %.17g) and
 # converts the thermo of each to CSV:
 #   uncharged cases: <case>.ref.lmp -> <case>.thermo.csv (step,time,temp,pe,ke,etotal,press)
-#   charged cases:   <case>_<solver>.ref.lmp -> <case>_<solver>.thermo.csv for each solver (ewald, pppm)
+#   charged cases:   <case>_<solver>.ref.lmp -> <case>_<solver>.thermo.csv for each solver (ewald, pppm,
+#                    pppm_ad: PPPM with analytic differentiation)
 #                    (step,time,temp,pe,ke,etotal,press,evdwl,ecoul,elong)
 # All runs are serial, so the files depend only on the LAMMPS build; rerunning gives the same files.
 # With --check-decomp, each reference run is repeated on 4 MPI ranks laid out 2x2x1 and the largest
@@ -87,7 +88,7 @@ run_lmp() {
 refs_of() {
   local c="$1" r found=0
   if [ -f "$dir/$c.ref.lmp" ]; then echo "$c"; return; fi
-  for r in ewald pppm; do
+  for r in ewald pppm pppm_ad; do
     if [ -f "$dir/${c}_$r.ref.lmp" ]; then echo "${c}_$r"; found=1; fi
   done
   [ "$found" = 1 ] || { echo "error: no $c.ref.lmp nor ${c}_<solver>.ref.lmp in $dir" >&2; exit 1; }

@@ -39,6 +39,7 @@ struct KSpaceChoice {
   Int3 grid{};    ///< PPPM
   int order = 5;  ///< PPPM
   Int3 kmax{};    ///< Ewald
+  bool ad = false;  ///< PPPM: analytic differentiation (else ik)
   double accuracy_abs = 0.0;       ///< the requested absolute RMS force accuracy (force units)
   double estimated_kspace = 0.0;   ///< estimated RMS force error of the k-space part (force units)
   double estimated_rspace = 0.0;   ///< ... of the real-space cutoff
@@ -52,12 +53,15 @@ double two_charge_force(double qqrd2e);
 double estimate_g_ewald(const KSpaceSystem& s, double accuracy_abs);
 /// Ewald: g_ewald (given when > 0) and the largest wave-vector index per direction (given when all > 0).
 KSpaceChoice choose_ewald(const KSpaceSystem& s, double accuracy_rel, double g_ewald, Int3 kmax);
-/// PPPM with ik differentiation: g_ewald and the grid, each given (> 0) or chosen as LAMMPS does: the
-/// grid from the analytic ik error estimate (Deserno and Holm 1998) grown until it meets the accuracy and
-/// has only factors 2, 3 and 5, then g_ewald adjusted so that the real- and k-space errors are equal.
-KSpaceChoice choose_pppm(const KSpaceSystem& s, double accuracy_rel, double g_ewald, Int3 grid, int order);
-/// Estimated RMS k-space force error of PPPM (ik) with this grid, order and g_ewald.
-double pppm_kspace_error(const KSpaceSystem& s, double g_ewald, Int3 grid, int order);
+/// PPPM: g_ewald and the grid, each given (> 0) or chosen as LAMMPS does. ik differentiation: the grid
+/// from the analytic ik error estimate (Deserno and Holm 1998) grown until it meets the accuracy; ad: the
+/// spacing 4 / g_ewald shrunk by 5 % until the optimal-influence-function error estimate (Q_opt) meets it.
+/// Then sizes with only factors 2, 3 and 5, and g_ewald adjusted so that the real- and k-space errors are
+/// equal.
+KSpaceChoice choose_pppm(const KSpaceSystem& s, double accuracy_rel, double g_ewald, Int3 grid, int order,
+                         bool ad = false);
+/// Estimated RMS k-space force error of PPPM (ik or ad) with this grid, order and g_ewald.
+double pppm_kspace_error(const KSpaceSystem& s, double g_ewald, Int3 grid, int order, bool ad = false);
 /// Estimated RMS real-space force error of the cutoff at this g_ewald.
 double rspace_error(const KSpaceSystem& s, double g_ewald);
 

@@ -80,7 +80,68 @@ double rspace_error(const KSpaceSystem& s, double g) {
          std::sqrt(static_cast<double>(s.natoms) * s.cutoff * s.volume());
 }
 
-double pppm_kspace_error(const KSpaceSystem& s, double g, Int3 grid, int order) {
+namespace {
+
+// (sin x / x)^p.
+double powsinxx(double x, int p) {
+  if (x == 0.0) return 1.0;
+  return std::pow(std::sin(x) / x, p);
+}
+
+// Q_opt of Hockney and Eastwood for the ad influence function (LAMMPS' compute_qopt): the mean squared
+// force error summed over the grid's wave vectors, aliases to +-2.
+double qopt_ad(const KSpaceSystem& s, double g, Int3 n, int order) {
+  double len[3], unit[3];
+  for (int d = 0; d < 3; ++d) {
+    len[d] = s.hi[static_cast<std::size_t>(d)] - s.lo[static_cast<std::size_t>(d)];
+    unit[d] = 2.0 * kPi / len[d];
+  }
+  const int twoorder = 2 * order;
+  const double four_pi = 4.0 * kPi;
+  double qopt = 0.0;
+  for (int m = 0; m < n[2]; ++m) {
+    const int mper = m - n[2] * (2 * m / n[2]);
+    for (int l = 0; l < n[1]; ++l) {
+      const int lper = l - n[1] * (2 * l / n[1]);
+      for (int k = 0; k < n[0]; ++k) {
+        const int kper = k - n[0] * (2 * k / n[0]);
+        const double sqk = std::pow(unit[0] * kper, 2) + std::pow(unit[1] * lper, 2) + std::pow(unit[2] * mper, 2);
+        if (sqk == 0.0) continue;
+        double sum1 = 0.0, sum2 = 0.0, sum3 = 0.0, sum4 = 0.0;
+        for (int nx = -2; nx <= 2; ++nx) {
+          double qx = unit[0] * (kper + n[0] * nx);
+          const double sx = std::exp(-0.25 * (qx / g) * (qx / g));
+          const double wx = powsinxx(0.5 * qx * len[0] / n[0], twoorder);
+          qx *= qx;
+          for (int ny = -2; ny <= 2; ++ny) {
+            double qy = unit[1] * (lper + n[1] * ny);
+            const double sy = std::exp(-0.25 * (qy / g) * (qy / g));
+            const double wy = powsinxx(0.5 * qy * len[1] / n[1], twoorder);
+            qy *= qy;
+            for (int nz = -2; nz <= 2; ++nz) {
+              double qz = unit[2] * (mper + n[2] * nz);
+              const double sz = std::exp(-0.25 * (qz / g) * (qz / g));
+              const double wz = powsinxx(0.5 * qz * len[2] / n[2], twoorder);
+              qz *= qz;
+              const double dot2 = qx + qy + qz, u1 = sx * sy * sz, u2 = wx * wy * wz;
+              sum1 += u1 * u1 / dot2 * four_pi * four_pi;
+              sum2 += u1 * u2 * four_pi;
+              sum3 += u2;
+              sum4 += dot2 * u2;
+            }
+          }
+        }
+        qopt += sum1 - sum2 * sum2 / (sum3 * sum4);
+      }
+    }
+  }
+  return qopt;
+}
+
+}  // namespace
+
+double pppm_kspace_error(const KSpaceSystem& s, double g, Int3 grid, int order, bool ad) {
+  if (ad) return std::sqrt(qopt_ad(s, g, grid, order) / static_cast<double>(s.natoms)) * s.q2() / s.volume();
   double sq = 0.0;
   for (int d = 0; d < 3; ++d) {
     const double prd = s.hi[static_cast<std::size_t>(d)] - s.lo[static_cast<std::size_t>(d)];
@@ -116,15 +177,29 @@ KSpaceChoice choose_ewald(const KSpaceSystem& s, double accuracy_rel, double g_e
   return c;
 }
 
-KSpaceChoice choose_pppm(const KSpaceSystem& s, double accuracy_rel, double g_ewald, Int3 grid, int order) {
+KSpaceChoice choose_pppm(const KSpaceSystem& s, double accuracy_rel, double g_ewald, Int3 grid, int order,
+                         bool ad) {
   STRATUS_INPUT_REQUIRE(s.qsqsum > 0.0, "md.kspace: the system has no charges (all q = 0)");
   STRATUS_INPUT_REQUIRE(order >= 2 && order <= 7, "key 'md.kspace_order' = " << order << ": give 2 .. 7");
   KSpaceChoice c;
   c.order = order;
+  c.ad = ad;
   c.accuracy_abs = accuracy_rel * two_charge_force(s.qqrd2e);
   c.g_ewald = g_ewald > 0.0 ? g_ewald : estimate_g_ewald(s, c.accuracy_abs);
   if (grid[0] > 0) {
     c.grid = grid;
+  } else if (ad) {
+    // One spacing for all directions, from 4 / g_ewald down by 5 % until Q_opt meets the accuracy.
+    double h = 4.0 / c.g_ewald;
+    for (int count = 0;; ++count) {
+      for (int d = 0; d < 3; ++d)
+        c.grid[d] = std::max(2, static_cast<int>((s.hi[static_cast<std::size_t>(d)] - s.lo[static_cast<std::size_t>(d)]) / h));
+      if (pppm_kspace_error(s, c.g_ewald, c.grid, order, true) <= c.accuracy_abs) break;
+      STRATUS_INPUT_REQUIRE(count < 500, "md.kspace_accuracy = " << accuracy_rel << ": no PPPM grid found");
+      h *= 0.95;
+    }
+    for (int d = 0; d < 3; ++d)
+      while (!factorable(c.grid[d])) ++c.grid[d];
   } else {
     // Per direction: start at spacing 1 / g_ewald and refine until the direction's error meets the
     // accuracy (LAMMPS' loop evaluates the error before each refinement, so it ends one point finer).
@@ -146,7 +221,7 @@ KSpaceChoice choose_pppm(const KSpaceSystem& s, double accuracy_rel, double g_ew
   }
   if (g_ewald <= 0.0) {
     // Newton-Raphson on rspace_error - kspace_error (a forward-difference derivative), as LAMMPS.
-    auto f = [&](double g) { return rspace_error(s, g) - pppm_kspace_error(s, g, c.grid, order); };
+    auto f = [&](double g) { return rspace_error(s, g) - pppm_kspace_error(s, g, c.grid, order, ad); };
     bool done = false;
     for (int i = 0; i < 10000 && !done; ++i) {
       const double h = 1e-6, f1 = f(c.g_ewald);
@@ -157,7 +232,7 @@ KSpaceChoice choose_pppm(const KSpaceSystem& s, double accuracy_rel, double g_ew
     STRATUS_INPUT_REQUIRE(done && c.g_ewald > 0.0, "md.kspace: could not choose g_ewald for accuracy "
                                                        << accuracy_rel << "; set md.kspace_gewald");
   }
-  c.estimated_kspace = pppm_kspace_error(s, c.g_ewald, c.grid, order);
+  c.estimated_kspace = pppm_kspace_error(s, c.g_ewald, c.grid, order, ad);
   c.estimated_rspace = rspace_error(s, c.g_ewald);
   return c;
 }

@@ -32,6 +32,7 @@ const Choices<PairStyle> kPairStyles = {{"lj/cut", PairStyle::lj_cut},
                                          {"coul/long", PairStyle::coul_long}};
 const Choices<KSpaceStyle> kKSpaces = {{"pppm", KSpaceStyle::pppm}, {"ewald", KSpaceStyle::ewald}};
 const Choices<bool> kErfc = {{"exact", true}, {"polynomial", false}};
+const Choices<bool> kDiff = {{"ik", false}, {"ad", true}};
 const Choices<Ensemble> kEnsembles = {{"nve", Ensemble::nve}, {"langevin", Ensemble::langevin}, {"nhc", Ensemble::nhc}};
 }  // namespace
 
@@ -90,6 +91,9 @@ void MDParams::bind(B& o) {
   o.integer(&P::kspace_order, "md.kspace_order", 5, "", "PPPM charge assignment order (stencil points per direction)")
       .at_least(2)
       .at_most(7);
+  o.choice(&P::kspace_ad, "md.kspace_diff", kDiff, false,
+           "PPPM differentiation: ik (the field from i k phi(k), three backward FFTs) or ad (the gradient of the "
+           "assignment weights, one backward FFT and a self-force correction; LAMMPS' kspace_modify diff)");
   o.integers(&P::ewald_kmax, "md.ewald_kmax", {0, 0, 0}, "",
              "Ewald: largest wave-vector index in x y z (0 0 0: from the accuracy)")
       .at_least(0);
@@ -195,7 +199,7 @@ MDParams MDParams::from_deck(const Deck& deck) {
   p.charge_set = deck.is_set("md.charge");
   if (!p.coulomb()) {
     for (const char* key : {"md.kspace", "md.kspace_accuracy", "md.kspace_gewald", "md.kspace_grid", "md.kspace_order",
-                            "md.ewald_kmax", "md.coul_cutoff", "md.coul_erfc"})
+                            "md.kspace_diff", "md.ewald_kmax", "md.coul_cutoff", "md.coul_erfc"})
       STRATUS_INPUT_REQUIRE(!deck.is_set(key), "key '" << key << "' needs a coul/long pair style (md.pair_style = "
                                                        << "lj/cut/coul/long or coul/long)");
   }
@@ -208,6 +212,8 @@ MDParams MDParams::from_deck(const Deck& deck) {
                         "key 'md.ewald_kmax': give all three, or 0 0 0 to choose them from the accuracy");
   STRATUS_INPUT_REQUIRE(!(p.coulomb() && p.kspace == KSpaceStyle::ewald && grid_set),
                         "key 'md.kspace_grid' is for md.kspace = pppm, not ewald");
+  STRATUS_INPUT_REQUIRE(!(p.coulomb() && p.kspace == KSpaceStyle::ewald && deck.is_set("md.kspace_diff")),
+                        "key 'md.kspace_diff' is for md.kspace = pppm, not ewald");
   STRATUS_INPUT_REQUIRE(!(p.coulomb() && p.kspace == KSpaceStyle::pppm && kmax_set),
                         "key 'md.ewald_kmax' is for md.kspace = ewald, not pppm");
   if (p.lattice == "rocksalt" && p.data_file.empty())

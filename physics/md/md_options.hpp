@@ -64,6 +64,7 @@ struct MDParams {
   double kspace_gewald{};           // 0: from the accuracy
   Int3 kspace_grid{};               // PPPM grid (0 0 0: from the accuracy)
   int kspace_order{};               // PPPM charge assignment order 2 .. 7
+  bool kspace_ad{};                 // PPPM analytic differentiation (else ik)
   Int3 ewald_kmax{};                // Ewald: largest |k| index per direction (0 0 0: from the accuracy)
   bool erfc_exact{};                // real-space erfc: exact, or LAMMPS' polynomial
   bool neutralize{};                // accept a net charge (a uniform neutralising background)

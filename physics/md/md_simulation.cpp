@@ -348,8 +348,9 @@ void MDSimulation::make_kspace(const AtomData& all) {
   if (p_.kspace == KSpaceStyle::ewald) {
     kspace_ = make_ewald(sys, choose_ewald(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.ewald_kmax), pc_->comm());
   } else {
-    kspace_ = make_pppm(sys, choose_pppm(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.kspace_grid, p_.kspace_order),
-                        *pc_, transport_);
+    kspace_ = make_pppm(
+        sys, choose_pppm(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.kspace_grid, p_.kspace_order, p_.kspace_ad),
+        *pc_, transport_);
   }
   coul_.lj = p_.lj();
   coul_.ljc = coeffs_;

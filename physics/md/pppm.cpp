@@ -44,6 +44,7 @@ struct Stencil {
   double shift = 0.0;         // (x - lo) / h + shift, truncated, minus kOffset: the stencil's centre point
   double shiftone = 0.0;      // distance d = centre + shiftone - (x - lo) / h
   double c[kMaxOrder][kMaxOrder] = {};
+  double dc[kMaxOrder][kMaxOrder] = {};  // derivative coefficients
 
   Stencil() : Stencil(5) {}
   explicit Stencil(int p) : order(p), lower(-(p - 1) / 2), upper(p / 2) {
@@ -66,6 +67,16 @@ struct Stencil {
     int m = 0;
     for (int k = -(p - 1); k < p; k += 2, ++m)
       for (int l = 0; l < p; ++l) c[l][m] = A(l, k);
+    for (int k = 0; k < p; ++k)
+      for (int l = 1; l < p; ++l) dc[l - 1][k] = l * c[l][k];
+  }
+  /// The weights' derivatives d w / d dist (ad differentiation).
+  KOKKOS_INLINE_FUNCTION void dweights(double d, double* w) const {
+    for (int k = 0; k < order; ++k) {
+      double r = 0.0;
+      for (int l = order - 2; l >= 0; --l) r = dc[l][k] + r * d;
+      w[k] = r;
+    }
   }
   /// Weights w[0 .. P-1] (stencil points lower .. upper) at distance d.
   KOKKOS_INLINE_FUNCTION void weights(double d, double* w) const {
@@ -88,13 +99,16 @@ struct GridMap {
     centre = static_cast<int>(u + st.shift) - kOffset;
     dist = centre + st.shiftone - u;
   }
-  /// The stencil of the atom at x: the array index of its first point c[d] and its weights w[d][0 .. P-1].
+  /// The stencil of the atom at x: the array index of its first point c[d] and its weights w[d][0 .. P-1]
+  /// (and, with dw, their derivatives along d).
   template <class X>
-  KOKKOS_INLINE_FUNCTION void stencil(const X& x, int i, int* c, double (*w)[kMaxOrder]) const {
+  KOKKOS_INLINE_FUNCTION void stencil(const X& x, int i, int* c, double (*w)[kMaxOrder],
+                                      double (*dw)[kMaxOrder] = nullptr) const {
     for (int d = 0; d < 3; ++d) {
       double dist = 0.0;
       locate(x(i, d), d, c[d], dist);
       st.weights(dist, w[d]);
+      if (dw) st.dweights(dist, dw[d]);
       c[d] += st.lower - first[d];
     }
   }
@@ -236,17 +250,52 @@ void interpolate_forces(const Particles& atoms, const GridMap& gm, const Field4D
       });
 }
 
+/// ad: F_i = C [q_i^2 ... ] with E = -grad phi from the derivative of the assignment weights applied to the
+/// potential phi on the grid, less the self force of a charge on itself (LAMMPS' sf_coeff correction).
+struct SelfForce {
+  double coeff[6];   // sin(2 pi s), sin(4 pi s) amplitudes per direction
+  double hinv[3];    // grid points per length
+};
+
+void interpolate_forces_ad(const Particles& atoms, const GridMap& gm, const SelfForce& sf, const Field4D& u,
+                           double qqrd2e, const ParticleVec& f) {
+  const auto x = atoms.x;
+  const auto q = atoms.q;
+  Kokkos::parallel_for(
+      "pppm::interpolate_forces_ad", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+        int c[3];
+        double w[3][kMaxOrder], dw[3][kMaxOrder];
+        gm.stencil(x, i, c, w, dw);
+        double ex = 0.0, ey = 0.0, ez = 0.0;
+        for (int n = 0; n < gm.st.order; ++n)
+          for (int m = 0; m < gm.st.order; ++m)
+            for (int l = 0; l < gm.st.order; ++l) {
+              const double v = u(0, c[2] + n, c[1] + m, c[0] + l);
+              ex += dw[0][l] * w[1][m] * w[2][n] * v;
+              ey += w[0][l] * dw[1][m] * w[2][n] * v;
+              ez += w[0][l] * w[1][m] * dw[2][n] * v;
+            }
+        const double e[3] = {ex * sf.hinv[0], ey * sf.hinv[1], ez * sf.hinv[2]};
+        const double qi = q(i);
+        for (int d = 0; d < 3; ++d) {
+          const double s1 = (x(i, d) - gm.lo[d]) * sf.hinv[d];
+          const double self = 2.0 * qi * qi *
+                              (sf.coeff[2 * d] * ::sin(2.0 * kPi * s1) + sf.coeff[2 * d + 1] * ::sin(4.0 * kPi * s1));
+          f(i, d) += qqrd2e * (e[d] * qi - self);
+        }
+      });
+}
+
 /// The expansion coefficients of the influence function's denominator, copied into the kernel.
 struct DenomCoef {
   double b[kMaxOrder];
 };
 
-/// The optimal influence function for ik differentiation (Hockney and Eastwood; LAMMPS' compute_gf_ik),
-/// with the aliasing sums over the images that contribute more than 1e-7.
-void influence_function(const Spectrum& sp, int order, double g_ewald, const double* len,
-                        const Kokkos::View<double*, MemSpace>& greens) {
-  // The denominator's expansion coefficients (LAMMPS' gf_denom): sum_l b_l sin^(2l)(k h / 2), squared.
-  double b[kMaxOrder] = {};
+/// The denominator's expansion coefficients (LAMMPS' gf_denom): [sum_l b_l sin^(2l)(k h / 2)]^2 per
+/// direction is sum over the aliases of U^2.
+DenomCoef denominator_coefficients(int order) {
+  DenomCoef c{};
+  double* b = c.b;
   b[0] = 1.0;
   for (int m = 1; m < order; ++m) {
     int l = m;
@@ -256,8 +305,79 @@ void influence_function(const Spectrum& sp, int order, double g_ewald, const dou
   double fact = 1.0;
   for (int k = 1; k < 2 * order; ++k) fact *= k;
   for (int l = 0; l < order; ++l) b[l] /= fact;
-  DenomCoef coef{};
-  for (int l = 0; l < kMaxOrder; ++l) coef.b[l] = b[l];
+  return c;
+}
+
+/// ad: the amplitudes of the self force (LAMMPS' compute_sf_precoeff and the sums of compute_gf_ad), over
+/// the full grid on the host, once.
+SelfForce self_force_coefficients(Int3 n, int order, double g, const double* len) {
+  const DenomCoef dc = denominator_coefficients(order);
+  auto powsinxx = [](double v, int p) { return v == 0.0 ? 1.0 : std::pow(std::sin(v) / v, p); };
+  auto denom = [&](double s) {
+    double r = 0.0;
+    for (int l = order - 1; l >= 0; --l) r = dc.b[l] + r * s;
+    return r;
+  };
+  double sum[6] = {0, 0, 0, 0, 0, 0};
+  double unit[3];
+  for (int d = 0; d < 3; ++d) unit[d] = 2.0 * kPi / len[d];
+  for (int m = 0; m < n[2]; ++m) {
+    const int mper = signed_index(m, n[2]);
+    for (int l = 0; l < n[1]; ++l) {
+      const int lper = signed_index(l, n[1]);
+      for (int k = 0; k < n[0]; ++k) {
+        const int kper = signed_index(k, n[0]);
+        const int per[3] = {kper, lper, mper};
+        double w[3][3][5];  // direction, shift 0/1/2, alias i
+        for (int d = 0; d < 3; ++d)
+          for (int i = 0; i < 5; ++i)
+            for (int sh = 0; sh < 3; ++sh)
+              w[d][sh][i] = powsinxx(0.5 * 2.0 * kPi * (per[d] + n[d] * (i - 2 + sh)) / n[d], order);
+        double pre[6] = {0, 0, 0, 0, 0, 0};
+        for (int ix = 0; ix < 5; ++ix)
+          for (int iy = 0; iy < 5; ++iy)
+            for (int iz = 0; iz < 5; ++iz) {
+              const double u0 = w[0][0][ix] * w[1][0][iy] * w[2][0][iz];
+              pre[0] += u0 * w[0][1][ix] * w[1][0][iy] * w[2][0][iz];
+              pre[1] += u0 * w[0][2][ix] * w[1][0][iy] * w[2][0][iz];
+              pre[2] += u0 * w[0][0][ix] * w[1][1][iy] * w[2][0][iz];
+              pre[3] += u0 * w[0][0][ix] * w[1][2][iy] * w[2][0][iz];
+              pre[4] += u0 * w[0][0][ix] * w[1][0][iy] * w[2][1][iz];
+              pre[5] += u0 * w[0][0][ix] * w[1][0][iy] * w[2][2][iz];
+            }
+        double gk = 0.0;
+        const double q[3] = {unit[0] * kper, unit[1] * lper, unit[2] * mper};
+        const double sqk = q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
+        if (sqk != 0.0) {
+          double sxyz = 1.0, wxyz = 1.0, den = 1.0;
+          for (int d = 0; d < 3; ++d) {
+            const double arg = 0.5 * q[d] * len[d] / n[d];
+            sxyz *= std::exp(-0.25 * (q[d] / g) * (q[d] / g));
+            wxyz *= powsinxx(arg, 2 * order);
+            den *= denom(std::sin(arg) * std::sin(arg));
+          }
+          gk = 4.0 * kPi / sqk * sxyz * wxyz / (den * den);
+        }
+        for (int j = 0; j < 6; ++j) sum[j] += pre[j] * gk;
+      }
+    }
+  }
+  SelfForce sf{};
+  const double vol = len[0] * len[1] * len[2];
+  for (int d = 0; d < 3; ++d) {
+    const double pref = kPi / vol * n[d] / len[d];
+    sf.coeff[2 * d] = sum[2 * d] * pref;
+    sf.coeff[2 * d + 1] = sum[2 * d + 1] * pref * 2.0;
+    sf.hinv[d] = n[d] / len[d];
+  }
+  return sf;
+}
+
+/// The optimal influence function for ik differentiation (Hockney and Eastwood; LAMMPS' compute_gf_ik),
+/// with the aliasing sums over the images that contribute more than 1e-7.
+void influence_function(const Spectrum& sp, int order, double g_ewald, const double* len, bool ad,
+                        const Kokkos::View<double*, MemSpace>& greens) {
+  const DenomCoef coef = denominator_coefficients(order);
   int nb[3];
   for (int d = 0; d < 3; ++d)
     nb[d] = static_cast<int>((g_ewald * len[d] / (kPi * sp.n[d])) * std::pow(-std::log(1.0e-7), 0.25));
@@ -292,6 +412,13 @@ void influence_function(const Spectrum& sp, int order, double g_ewald, const dou
         };
         const double snx = sq(::sin(0.5 * kxv * hx)), sny = sq(::sin(0.5 * kyv * hy)), snz = sq(::sin(0.5 * kzv * hz));
         const double den = sq(denom_factor(snx) * denom_factor(sny) * denom_factor(snz));
+        if (ad) {  // LAMMPS' compute_gf_ad: no alias sum in the numerator
+          const double sxyz = ::exp(-0.25 * sq(kxv / g)) * ::exp(-0.25 * sq(kyv / g)) * ::exp(-0.25 * sq(kzv / g));
+          const double wxyz = powsinxx(0.5 * kxv * hx, twoorder) * powsinxx(0.5 * kyv * hy, twoorder) *
+                              powsinxx(0.5 * kzv * hz, twoorder);
+          greens(m) = 4.0 * kPi / sqk * sxyz * wxyz / den;
+          return;
+        }
         double sum1 = 0.0;
         for (int ix = -nbx; ix <= nbx; ++ix) {
           const double qx = sp.unitk[0] * (kper + sp.n[0] * ix);
@@ -386,15 +513,20 @@ class PPPM final : public KSpace {
     }
     gm_.st = st;
     delvolinv_ = gm_.delinv[0] * gm_.delinv[1] * gm_.delinv[2];
-    influence_function(sp_, c.order, c.g_ewald, len, greens_);
+    influence_function(sp_, c.order, c.g_ewald, len, c.ad, greens_);
+    if (c.ad) {
+      self_force_ = self_force_coefficients(n, c.order, c.g_ewald, len);
+      potential_ = grid_.allocate("pppm::potential", 1);
+    }
   }
 
   std::string describe() const override {
     char b[320];
     std::snprintf(b, sizeof b,
-                  "pppm: g_ewald %.10g, grid %d x %d x %d, order %d, ik differentiation, %d ghost layers, "
+                  "pppm: g_ewald %.10g, grid %d x %d x %d, order %d, %s differentiation, %d ghost layers, "
                   "estimated RMS force error %.3g (%.3g relative); %s",
-                  choice_.g_ewald, choice_.grid[0], choice_.grid[1], choice_.grid[2], choice_.order, grid_.ng[0],
+                  choice_.g_ewald, choice_.grid[0], choice_.grid[1], choice_.grid[2], choice_.order,
+                  choice_.ad ? "ad" : "ik", grid_.ng[0],
                   choice_.estimated(), choice_.estimated() / two_charge_force(sys_.qqrd2e), fft_->describe().c_str());
     return b;
   }
@@ -420,6 +552,13 @@ class PPPM final : public KSpace {
     }
     const double scaleinv = 1.0 / (static_cast<double>(sp_.n[0]) * sp_.n[1] * sp_.n[2]);
     potential_spectrum(greens_, rho_hat_, scaleinv, work_);
+    if (choice_.ad) {  // one backward transform: the potential, differentiated through the weights
+      fft_->backward(work_, brick_);
+      brick_to_owned(grid_, brick_, potential_, 0);
+      halo_->exchange(potential_);
+      interpolate_forces_ad(atoms, gm_, self_force_, potential_, sys_.qqrd2e, f);
+      return r;
+    }
     for (int d = 0; d < 3; ++d) {
       gradient_spectrum(sp_, d, work_, grad_);
       fft_->backward(grad_, brick_);
@@ -439,6 +578,8 @@ class PPPM final : public KSpace {
   std::unique_ptr<GridHalo> halo_;
   std::unique_ptr<fft::DistributedFFT> fft_;
   Field4D rho_, field_;
+  Field4D potential_;  // ad
+  SelfForce self_force_{};
   DensityScatter scatter_;  // per-thread copies on CPUs, atomics on GPUs
   fft::RealBrick brick_;
   fft::SpectralPoints rho_hat_, work_, grad_;
