@@ -66,6 +66,8 @@ bin="$build/tests/fuzz"
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0"
+# hwloc's optional plugins, loaded by MPI_Init where installed, leak from modules they unload (tests/CMakeLists.txt).
+export HWLOC_PLUGINS_PATH=/nonexistent
 export UBSAN_OPTIONS="print_stacktrace=1:${UBSAN_OPTIONS:-}"
 for s in llvm-symbolizer-16 llvm-symbolizer; do
   if command -v "$s" >/dev/null; then ASAN_SYMBOLIZER_PATH="$(command -v "$s")"; export ASAN_SYMBOLIZER_PATH; break; fi
