@@ -261,4 +261,19 @@ void MDSimulation::write_data_file() {
   log::info("wrote LAMMPS data file " + p_.write_data + " (" + std::to_string(natoms_) + " atoms)");
 }
 
+void MDSimulation::finish(const Clock& clock) {
+  long long pairs = list_->total_pairs(), all_pairs = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
+  char per_atom[32];
+  std::snprintf(per_atom, sizeof per_atom, "%.4g", static_cast<double>(all_pairs) / natoms_);
+  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
+            " steps; " + std::to_string(all_pairs) + " listed pairs (" +
+            per_atom + " per atom, " +
+            (list_->params().half ? "half" : "full") + " list)");
+  if (trajectory_)
+    log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
+              " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");
+  write_data_file();
+}
+
 }  // namespace stratus::md

@@ -328,39 +328,6 @@ void MDSimulation::rebuild() {
   ++reneighbors_;
 }
 
-double MDSimulation::pair_cutoff(const LJSpec& spec) const {
-  if (!p_.coulomb()) return spec.max_cutoff();
-  return p_.lj() ? std::max(spec.max_cutoff(), p_.coul_cutoff) : p_.coul_cutoff;
-}
-
-void MDSimulation::make_kspace(const AtomData& all) {
-  KSpaceSystem sys;
-  sys.lo = lo_;
-  sys.hi = hi_;
-  sys.natoms = natoms_;
-  for (std::size_t i = 0; i < all.natoms(); ++i) {  // id order, as in preflight()
-    sys.qsum += all.q[i];
-    sys.qsqsum += all.q[i] * all.q[i];
-  }
-  sys.cutoff = p_.coul_cutoff;
-  sys.qqrd2e = units_.qqr2e;
-  sys.skin = p_.skin;
-  if (p_.kspace == KSpaceStyle::ewald) {
-    kspace_ = make_ewald(sys, choose_ewald(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.ewald_kmax), pc_->comm());
-  } else {
-    kspace_ = make_pppm(
-        sys, choose_pppm(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.kspace_grid, p_.kspace_order, p_.kspace_ad),
-        *pc_, transport_);
-  }
-  coul_.lj = p_.lj();
-  coul_.ljc = coeffs_;
-  coul_.coul.cut_coulsq = p_.coul_cutoff * p_.coul_cutoff;
-  coul_.coul.g_ewald = kspace_->choice().g_ewald;
-  coul_.coul.qqrd2e = units_.qqr2e;
-  coul_.coul.exact = p_.erfc_exact;
-  log::info("md: " + kspace_->describe());
-}
-
 void MDSimulation::compute_forces(bool energy) {
   PairResult r;
   if (kspace_) {
@@ -521,18 +488,5 @@ std::string MDSimulation::locate_nonfinite() {
 }
 
 void MDSimulation::reverse_velocities() { scale_velocities(atoms_, -1.0); }
-
-void MDSimulation::finish(const Clock& clock) {
-  long long pairs = list_->total_pairs(), all_pairs = 0;
-  STRATUS_MPI_CHECK(MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
-  log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
-            " steps; " + std::to_string(all_pairs) + " listed pairs (" +
-            fmtg(static_cast<double>(all_pairs) / natoms_, 4) + " per atom, " +
-            (list_->params().half ? "half" : "full") + " list)");
-  if (trajectory_)
-    log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
-              " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");
-  write_data_file();
-}
 
 }  // namespace stratus::md
