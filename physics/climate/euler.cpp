@@ -64,7 +64,7 @@ double Euler::memory_bytes() const { return grid_memory_bytes(4 * kEulerVars + 6
 
 void Euler::set_initial_state() {
   tmp_ = grid_.allocate("euler::tmp", kEulerVars);
-  tend_ = grid_.allocate("euler::tend", kEulerVars);
+  tmp2_ = grid_.allocate("euler::tmp2", kEulerVars);
   flux_ = grid_.allocate("euler::flux", kEulerVars);
   const EulerCaseDef& c = euler_cases()[static_cast<std::size_t>(p_.test)];
 
@@ -96,7 +96,7 @@ void Euler::set_initial_state() {
     euler_background(c, height_of_face(k), hr, ht);
     hi(k) = hr;
     hti(k) = hr * ht;
-    hpi(k) = kC0 * std::pow(hr * ht, kGamma);
+    hpi(k) = euler_flux::pressure(hr * ht);
   }
   Kokkos::deep_copy(hy_dens_cell_, hc);
   Kokkos::deep_copy(hy_dens_theta_cell_, htc);
@@ -184,40 +184,14 @@ void Euler::fill_ghosts(const Field4D& s) const {
   }
 }
 
-// ------------------------------------------------------------------ tendencies and updates
+// ------------------------------------------------------------------ tendencies
 void Euler::tendency(const Field4D& s, int dir, double hv_dt, const Field4D& tend, bool add) const {
-  const LocalGrid g = grid_;
-  const double dx = g.dx[dir], inv_dx = 1.0 / dx;
-  const double hv = fv::hyperviscosity(p_.hv_beta, dx, hv_dt);
-  const double nu = p_.nu, kappa = p_.kappa;
-  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  face_fluxes(s, dir, hv_dt);
   const Field4D F = flux_;
-  // Each face flux once (the costly part: a pow per face), at the face below/left of every owned cell and
-  // the one past the last: the faces are the owned cells of a grid one cell longer along dir.
-  LocalGrid faces = g;
-  faces.n[dir] += 1;
-  if (dir < 2) {
-    const int di = dir == 0, dj = dir == 1;
-    for_each_cell(
-        dir == 0 ? "euler::flux_x" : "euler::flux_y", faces, KOKKOS_LAMBDA(int i, int j, int k) {
-          double f[kEulerVars];
-          euler_flux::horizontal_flux(s, k, j, i, di, dj, hc(k), htc(k), hv, nu, kappa, inv_dx, f);
-          for (int v = 0; v < kEulerVars; ++v) F(v, k, j, i) = f[v];
-        });
-  } else {
-    const auto hi = hy_dens_int_, hti = hy_dens_theta_int_, hpi = hy_pressure_int_;
-    const int kw_lo = g.offset[2] == 0 ? g.ng[2] : -1;  // array index of a wall face, if this rank has one
-    const int kw_hi = g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1;
-    for_each_cell(
-        "euler::flux_z", faces, KOKKOS_LAMBDA(int i, int j, int k) {
-          double f[kEulerVars];
-          euler_flux::vertical_flux(s, k, j, i, hi(k), hti(k), hpi(k), k == kw_lo || k == kw_hi, hv, nu, kappa, inv_dx, hc, htc, f);
-          for (int v = 0; v < kEulerVars; ++v) F(v, k, j, i) = f[v];
-        });
-  }
+  const double inv_dx = 1.0 / grid_.dx[dir];
   const int di = dir == 0, dj = dir == 1, dk = dir == 2;
   for_each_cell(
-      "euler::tendency", g, KOKKOS_LAMBDA(int i, int j, int k) {
+      "euler::tendency", grid_, KOKKOS_LAMBDA(int i, int j, int k) {
         for (int v = 0; v < kEulerVars; ++v) {
           double t = -(F(v, k + dk, j + dj, i + di) - F(v, k, j, i)) * inv_dx;
           if (dk && v == kWmom) t -= s(kDens, k, j, i) * kGrav;
@@ -226,31 +200,20 @@ void Euler::tendency(const Field4D& s, int dir, double hv_dt, const Field4D& ten
       });
 }
 
-void Euler::update(const Field4D& init, const Field4D& tend, double dt, const Field4D& out) const {
-  for_each_cell(
-      "euler::update", grid_, KOKKOS_LAMBDA(int i, int j, int k) {
-        for (int v = 0; v < kEulerVars; ++v) out(v, k, j, i) = init(v, k, j, i) + dt * tend(v, k, j, i);
-      });
-}
-
-void Euler::semi_discrete_step(const Field4D& init, const Field4D& forcing, const Field4D& out, double dt, int dir) {
-  fill_ghosts(forcing);
-  tendency(forcing, dir, dt, tend_, false);
-  update(init, tend_, dt, out);
-}
-
 void Euler::advance(const Clock& clock, double dt) {
   int dirs[3], nd = 0;
   for (int d = 0; d < 3; ++d)
     if (grid_.global_n[d] > 1) dirs[nd++] = d;
   if (p_.splitting == EulerSplitting::alternating) {
     // miniWeather's step: per direction, three stages dt/3, dt/2, dt; the direction order reverses every
-    // step so that the splitting error does not accumulate one way.
+    // step so that the splitting error does not accumulate one way. A stage may not write the state it
+    // reads (the line kernels update cells whose neighbours other tasks still read): two registers.
+    const bool v_active = !v_momentum_zero();
     for (int n = 0; n < nd; ++n) {
       const int d = clock.step % 2 == 0 ? dirs[n] : dirs[nd - 1 - n];
-      semi_discrete_step(state_, state_, tmp_, dt / 3.0, d);
-      semi_discrete_step(state_, tmp_, tmp_, dt / 2.0, d);
-      semi_discrete_step(state_, tmp_, state_, dt, d);
+      split_stage(state_, state_, tmp_, dt / 3.0, d, v_active);
+      split_stage(state_, tmp_, tmp2_, dt / 2.0, d, v_active);
+      split_stage(state_, tmp2_, state_, dt, d, v_active);
     }
   } else {
     rk_->step(

@@ -52,8 +52,17 @@ class Euler : public GridPhysics {
   /// Tendency of s along direction dir (0 x, 1 y, 2 z) into tend (owned cells); hv_dt is the dt that
   /// scales the hyperviscosity. With add, adds to tend instead of overwriting it.
   void tendency(const Field4D& s, int dir, double hv_dt, const Field4D& tend, bool add) const;
-  /// out = init + dt * tend on owned cells.
-  void update(const Field4D& init, const Field4D& tend, double dt, const Field4D& out) const;
+  /// One stage of the split step along dir: fills s's ghosts, then out = init + dt L_dir(s) on owned cells
+  /// (euler_split.cpp). out may be init but not s. v_active false: the v momentum is 0 everywhere (x-z
+  /// runs) and is neither read nor written.
+  void split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir, bool v_active);
+  /// The face fluxes of s along dir into flux_ (the faces below/left of the owned cells and one past).
+  void face_fluxes(const Field4D& s, int dir, double hv_dt) const;
+  /// Collective: whether the run is x-z and rho_v is 0 in every owned cell of every rank.
+  bool v_momentum_zero() const;
+  /// Line kernels (one pass per stage, the default on CPUs) or flux kernels (the default on GPUs) for
+  /// the split stages; both give the same bits.
+  void set_line_kernels(bool on) { line_kernels_ = on; }
   /// This rank's largest (|u_d| + c) / dx_d over owned cells and directions [1/s] (no communication).
   double local_max_wave_rate() const;
   /// Collective: where the largest (|u_d| + c) / dx_d, `top`, is (the lowest global index if several), as text.
@@ -67,10 +76,9 @@ class Euler : public GridPhysics {
   void declare_diagnostics(DiagnosticsPlan& plan) override;
 
  private:
-  void semi_discrete_step(const Field4D& init, const Field4D& forcing, const Field4D& out, double dt, int dir);
-
   EulerParams p_;
-  Field4D tmp_, tend_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
+  Field4D tmp_, tmp2_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
+  bool line_kernels_ = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
   // Hydrostatic background, by array index along z (ghosts included): cell averages, and at the face
   // below cell k (index k; the face above the last cell is index extent(2)).
   Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_dens_int_, hy_dens_theta_int_,

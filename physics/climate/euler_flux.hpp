@@ -3,87 +3,99 @@
 #pragma once
 #include "climate/euler.hpp"
 #include "climate/fv_stencils.hpp"
+#include "core/fast_math.hpp"
 
 namespace stratus::climate::euler_flux {
 
 using namespace euler_const;
 
-// Flux through the face between cells (i - di, j - dj) and (i, j) at level k, per unit area; hr and hrt
-// are the background density and rho theta of level k; hv = fv::hyperviscosity(beta, dx, dt). Both cells sharing a face evaluate it from the
-// same operands in the same order, so the update is conservative to the last bit.
-KOKKOS_INLINE_FUNCTION void horizontal_flux(const Field4D& s, int k, int j, int i, int di, int dj, double hr,
-                                            double hrt, double hv, double nu, double kappa, double inv_dx,
-                                            double F[kEulerVars]) {
-  double vals[kEulerVars], d3[kEulerVars];
+/// The pressure C0 (rho theta)^gamma [Pa] of a positive rho theta [kg K / m^3] (NaN otherwise), the same
+/// bits on the host and in every kernel, so that the hydrostatic background balances to the last bit.
+KOKKOS_FORCEINLINE_FUNCTION double pressure(double rho_theta) { return kC0 * fast_math::pow_pos(rho_theta, kGamma); }
+
+/// The four cells around a face along its normal, q[v][m] for m = 0..3 (the face lies between m = 1 and
+/// m = 2), with the background density and rho theta of each (for the viscous terms).
+struct FaceStencil {
+  double q[kEulerVars][4];
+  double hc[4], htc[4];
+};
+
+/// Flux through a face with normal D (0 x, 1 y, 2 z) from its stencil, per unit area. hr, hrt, hp: the
+/// background density, rho theta and pressure at the face (hp is subtracted from the pressure: the
+/// vertical flux carries the perturbation pressure, whose gradient balances the gravity term, the
+/// horizontal ones pass hp = 0). At a wall the normal velocity and the hyperviscous mass flux vanish, and
+/// so do the viscous fluxes (free slip, no heat flux): mass is conserved to round-off. hv =
+/// fv::hyperviscosity(beta, dx, dt). Both cells sharing a face evaluate it from the same operands in the
+/// same order, so the update is conservative to the last bit. With V false the v momentum is taken as 0
+/// and not read (x-z runs whose v is 0 everywhere: it then stays 0) and F[kVmom] = 0.
+template <bool V, int D>
+KOKKOS_FORCEINLINE_FUNCTION void face_flux(const FaceStencil& st, double hr, double hrt, double hp, bool wall,
+                                           double hv, double nu, double kappa, double inv_dx, double F[kEulerVars]) {
+  double vals[kEulerVars] = {}, d3[kEulerVars] = {};
   for (int v = 0; v < kEulerVars; ++v) {
-    const double s0 = s(v, k, j - 2 * dj, i - 2 * di), s1 = s(v, k, j - dj, i - di), s2 = s(v, k, j, i),
-                 s3 = s(v, k, j + dj, i + di);
-    vals[v] = fv::face_value4(s0, s1, s2, s3);
-    d3[v] = fv::hyperviscous_flux(hv, s0, s1, s2, s3);
+    if (!V && v == kVmom) continue;
+    vals[v] = fv::face_value4(st.q[v][0], st.q[v][1], st.q[v][2], st.q[v][3]);
+    d3[v] = fv::hyperviscous_flux(hv, st.q[v][0], st.q[v][1], st.q[v][2], st.q[v][3]);
   }
   const double r = vals[kDens] + hr;
-  const double u = vals[kUmom] / r, vv = vals[kVmom] / r, w = vals[kWmom] / r, t = (vals[kRhot] + hrt) / r;
-  const double p = kC0 * ::pow(r * t, kGamma);
-  const double un = di ? u : vv;
+  const double u = vals[kUmom] / r, vv = V ? vals[kVmom] / r : 0.0, t = (vals[kRhot] + hrt) / r;
+  double w = vals[kWmom] / r;
+  const double p = pressure(r * t) - hp;
+  if (D == 2) {  // selects, not a branch: the face loops of the line kernels vectorise
+    w = wall ? 0.0 : w;
+    d3[kDens] = wall ? 0.0 : d3[kDens];
+  }
+  const double un = D == 0 ? u : (D == 1 ? vv : w);
   F[kDens] = r * un + d3[kDens];
-  F[kUmom] = r * un * u + (di ? p : 0.0) + d3[kUmom];
-  F[kVmom] = r * un * vv + (dj ? p : 0.0) + d3[kVmom];
-  F[kWmom] = r * un * w + d3[kWmom];
+  F[kUmom] = r * un * u + (D == 0 ? p : 0.0) + d3[kUmom];
+  F[kVmom] = V ? r * un * vv + (D == 1 ? p : 0.0) + d3[kVmom] : 0.0;
+  F[kWmom] = r * un * w + (D == 2 ? p : 0.0) + d3[kWmom];
   F[kRhot] = r * un * t + d3[kRhot];
-  if (nu > 0.0 || kappa > 0.0) {  // constant viscosity and diffusivity: rho nu grad(u), rho kappa grad(theta)
-    double c[4][4];               // u, v, w, theta in the four stencil cells
+  if ((nu > 0.0 || kappa > 0.0) && !wall) {  // constant viscosity and diffusivity: rho nu grad(u), rho kappa grad(theta)
+    double c[4][4];                            // u, v, w, theta in the four stencil cells
     for (int m = 0; m < 4; ++m) {
-      const int jj = j + (m - 2) * dj, ii = i + (m - 2) * di;
-      const double rc = s(kDens, k, jj, ii) + hr;
-      c[0][m] = s(kUmom, k, jj, ii) / rc;
-      c[1][m] = s(kVmom, k, jj, ii) / rc;
-      c[2][m] = s(kWmom, k, jj, ii) / rc;
-      c[3][m] = (s(kRhot, k, jj, ii) + hrt) / rc;
+      const double rc = st.q[kDens][m] + st.hc[m];
+      c[0][m] = st.q[kUmom][m] / rc;
+      c[1][m] = V ? st.q[kVmom][m] / rc : 0.0;
+      c[2][m] = st.q[kWmom][m] / rc;
+      c[3][m] = (st.q[kRhot][m] + st.htc[m]) / rc;
     }
-    for (int q = 0; q < 3; ++q) F[kUmom + q] -= r * nu * fv::face_diff1(c[q][0], c[q][1], c[q][2], c[q][3]) * inv_dx;
+    for (int q = 0; q < 3; ++q)
+      if (V || q != 1) F[kUmom + q] -= r * nu * fv::face_diff1(c[q][0], c[q][1], c[q][2], c[q][3]) * inv_dx;
     F[kRhot] -= r * kappa * fv::face_diff1(c[3][0], c[3][1], c[3][2], c[3][3]) * inv_dx;
   }
 }
 
-// Flux through the face below cell k (between levels k - 1 and k); hdi, hdti, hpi are the background
-// density, rho theta and pressure at that face. At a wall the normal velocity and the hyperviscous mass
-// flux vanish, and so do the viscous fluxes (free slip, no heat flux): mass is conserved to round-off.
+/// Flux through the face between cells (i - di, j - dj) and (i, j) at level k; hr and hrt are the
+/// background density and rho theta of level k (face_flux with D = 0 or 1).
+KOKKOS_INLINE_FUNCTION void horizontal_flux(const Field4D& s, int k, int j, int i, int di, int dj, double hr,
+                                            double hrt, double hv, double nu, double kappa, double inv_dx,
+                                            double F[kEulerVars]) {
+  FaceStencil st;
+  for (int m = 0; m < 4; ++m) {
+    for (int v = 0; v < kEulerVars; ++v) st.q[v][m] = s(v, k, j + (m - 2) * dj, i + (m - 2) * di);
+    st.hc[m] = hr;
+    st.htc[m] = hrt;
+  }
+  if (di)
+    face_flux<true, 0>(st, hr, hrt, 0.0, false, hv, nu, kappa, inv_dx, F);
+  else
+    face_flux<true, 1>(st, hr, hrt, 0.0, false, hv, nu, kappa, inv_dx, F);
+}
+
+/// Flux through the face below cell k (between levels k - 1 and k); hdi, hdti, hpi are the background
+/// density, rho theta and pressure at that face, hcell and htcell the background of the cells.
 KOKKOS_INLINE_FUNCTION void vertical_flux(const Field4D& s, int k, int j, int i, double hdi, double hdti, double hpi,
                                           bool wall, double hv, double nu, double kappa, double inv_dz,
                                           const Kokkos::View<double*, MemSpace>& hcell,
                                           const Kokkos::View<double*, MemSpace>& htcell, double F[kEulerVars]) {
-  double vals[kEulerVars], d3[kEulerVars];
-  for (int v = 0; v < kEulerVars; ++v) {
-    const double s0 = s(v, k - 2, j, i), s1 = s(v, k - 1, j, i), s2 = s(v, k, j, i), s3 = s(v, k + 1, j, i);
-    vals[v] = fv::face_value4(s0, s1, s2, s3);
-    d3[v] = fv::hyperviscous_flux(hv, s0, s1, s2, s3);
+  FaceStencil st;
+  for (int m = 0; m < 4; ++m) {
+    for (int v = 0; v < kEulerVars; ++v) st.q[v][m] = s(v, k + m - 2, j, i);
+    st.hc[m] = hcell(k + m - 2);
+    st.htc[m] = htcell(k + m - 2);
   }
-  const double r = vals[kDens] + hdi;
-  const double u = vals[kUmom] / r, vv = vals[kVmom] / r, t = (vals[kRhot] + hdti) / r;
-  double w = vals[kWmom] / r;
-  const double p = kC0 * ::pow(r * t, kGamma) - hpi;
-  if (wall) {
-    w = 0.0;
-    d3[kDens] = 0.0;
-  }
-  F[kDens] = r * w + d3[kDens];
-  F[kUmom] = r * w * u + d3[kUmom];
-  F[kVmom] = r * w * vv + d3[kVmom];
-  F[kWmom] = r * w * w + p + d3[kWmom];
-  F[kRhot] = r * w * t + d3[kRhot];
-  if ((nu > 0.0 || kappa > 0.0) && !wall) {
-    double c[4][4];
-    for (int m = 0; m < 4; ++m) {
-      const int kk = k + m - 2;
-      const double rc = s(kDens, kk, j, i) + hcell(kk);
-      c[0][m] = s(kUmom, kk, j, i) / rc;
-      c[1][m] = s(kVmom, kk, j, i) / rc;
-      c[2][m] = s(kWmom, kk, j, i) / rc;
-      c[3][m] = (s(kRhot, kk, j, i) + htcell(kk)) / rc;
-    }
-    for (int q = 0; q < 3; ++q) F[kUmom + q] -= r * nu * fv::face_diff1(c[q][0], c[q][1], c[q][2], c[q][3]) * inv_dz;
-    F[kRhot] -= r * kappa * fv::face_diff1(c[3][0], c[3][1], c[3][2], c[3][3]) * inv_dz;
-  }
+  face_flux<true, 2>(st, hdi, hdti, hpi, wall, hv, nu, kappa, inv_dz, F);
 }
 
 // (|u_d| + c) / dx_d of cell (i, j, k), the largest over directions (split) or their sum (unsplit).
@@ -91,7 +103,7 @@ KOKKOS_INLINE_FUNCTION double wave_rate(const Field4D& s, double hc, double htc,
                                         double iy, double iz, bool sum) {
   const double r = s(kDens, k, j, i) + hc;
   const double rt = s(kRhot, k, j, i) + htc;
-  const double c = ::sqrt(kGamma * kC0 * ::pow(rt, kGamma) / r);
+  const double c = ::sqrt(kGamma * pressure(rt) / r);
   const double u = s(kUmom, k, j, i) / r, v = s(kVmom, k, j, i) / r, w = s(kWmom, k, j, i) / r;
   const double ax = ((u < 0 ? -u : u) + c) * ix, ay = ((v < 0 ? -v : v) + c) * iy, az = ((w < 0 ? -w : w) + c) * iz;
   return sum ? ax + ay + az : (ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az));

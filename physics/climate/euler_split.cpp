@@ -1,0 +1,249 @@
+// Compressible Euler: one stage of the dimensionally split step, out = init + dt L_dir(s), in two forms
+// that give the same bits.
+//  - Line kernels (CPUs): one pass over memory per stage. A task owns a run of up to kChunk cells along
+//    x; along x it evaluates the kChunk + 1 face fluxes of its run into a local buffer and updates the run,
+//    along y and z it walks the line of runs, carrying the face below from one level to the next, so that
+//    every face flux (the costly part: the equation of state) is evaluated once and no flux or tendency
+//    array goes through memory. The face loops and the update loops vectorise.
+//  - Flux kernels (GPUs, one thread per face or cell): the face fluxes into flux_, then a fused update.
+// Both evaluate every face from the same operands in the same order as Euler::tendency, so the update is
+// conservative to the last bit and the two forms agree bit for bit (tested).
+#include <algorithm>
+#include <cstddef>
+
+#include "climate/euler.hpp"
+#include "climate/euler_flux.hpp"
+#include "core/reduction.hpp"
+
+namespace stratus::climate {
+
+using namespace euler_const;
+
+namespace {
+constexpr int kChunk = 128;  // cells per run: the face fluxes of a run (5 x 129 doubles) stay in L1 with the stencil rows
+using Flat = Kokkos::RangePolicy<ExecSpace>;
+}  // namespace
+
+// Everything a stage kernel captures, copied out of the Euler object (no `this` in kernels).
+struct EulerStageArgs {
+  Field4D init, s, out;
+  Kokkos::View<double*, MemSpace> hc, htc, hi, hti, hpi;
+  LocalGrid g;
+  double dt, hv, nu, kappa, inv_dx;
+  int kw_lo, kw_hi;  // array index of a wall face along z on this rank, or -1
+};
+
+// Along x: a task per run of cells of one row. Rows are addressed through plain pointers so that the
+// compiler sees unit strides and vectorises the face and update loops.
+template <bool V>
+void euler_stage_x(const EulerStageArgs& a) {
+  const Field4D init = a.init, s = a.s, out = a.out;
+  const auto hc = a.hc, htc = a.htc;
+  const LocalGrid g = a.g;
+  const double dt = a.dt, hv = a.hv, nu = a.nu, kappa = a.kappa, inv_dx = a.inv_dx;
+  const int nx = g.n[0], ny = g.n[1], runs = (nx + kChunk - 1) / kChunk;
+  Kokkos::parallel_for(
+      "euler::stage_x", Flat(0, runs * ny * g.n[2]), KOKKOS_LAMBDA(int n) {
+        const int c = n % runs, row = n / runs;
+        const int j = g.ng[1] + row % ny, k = g.ng[2] + row / ny;
+        const int i0 = g.ng[0] + c * kChunk, m = nx - c * kChunk < kChunk ? nx - c * kChunk : kChunk;
+        const double hr = hc(k), hrt = htc(k);
+        const double* sp = &s(0, k, j, i0);
+        const long vs = static_cast<long>(s.stride(0));
+        double F[kEulerVars][kChunk + 1];
+        // No `omp simd` here: GCC then keeps the stencil struct in memory; the plain loop vectorises.
+        for (int q = 0; q <= m; ++q) {
+          euler_flux::FaceStencil st;
+          for (int l = 0; l < 4; ++l) {
+            for (int v = 0; v < kEulerVars; ++v) st.q[v][l] = V || v != kVmom ? sp[v * vs + q + l - 2] : 0.0;
+            st.hc[l] = hr;
+            st.htc[l] = hrt;
+          }
+          double f[kEulerVars];
+          euler_flux::face_flux<V, 0>(st, hr, hrt, 0.0, false, hv, nu, kappa, inv_dx, f);
+          for (int v = 0; v < kEulerVars; ++v)
+            if (V || v != kVmom) F[v][q] = f[v];
+        }
+        for (int v = 0; v < kEulerVars; ++v) {
+          if (!V && v == kVmom) continue;
+          double* op = &out(v, k, j, i0);
+          const double* ip = &init(v, k, j, i0);
+#pragma omp simd
+          for (int q = 0; q < m; ++q) op[q] = ip[q] + dt * (-(F[v][q + 1] - F[v][q]) * inv_dx);
+        }
+      });
+}
+
+// Along y (D = 1) or z (D = 2): a task per run of cells along x, walking up the line level by level and
+// carrying the fluxes of the face below.
+template <bool V, int D>
+struct EulerLineFaces {
+  Field4D s;
+  Kokkos::View<double*, MemSpace> hc, htc, hi, hti, hpi;
+  double hv, nu, kappa, inv_dx;
+  int kw_lo, kw_hi;
+  // Face fluxes of the m faces below level l (array index along D) of the run starting at (i0, t).
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(int l, int t, int i0, int m, double (*F)[kChunk]) const {
+    const int k = D == 2 ? l : t;
+    if (D == 2 && (k == kw_lo || k == kw_hi))
+      run<true>(l, t, i0, m, F);  // a wall face: a loop of its own, so that neither has a branch
+    else
+      run<false>(l, t, i0, m, F);
+  }
+  template <bool Wall>
+  KOKKOS_FORCEINLINE_FUNCTION void run(int l, int t, int i0, int m, double (*F)[kChunk]) const {
+    const int j = D == 2 ? t : l, k = D == 2 ? l : t;
+    const double* sp = &s(0, k, j, i0);
+    const long vs = static_cast<long>(s.stride(0)), ls = static_cast<long>(D == 2 ? s.stride(1) : s.stride(2));
+    double hcs[4], htcs[4];
+    for (int b = 0; b < 4; ++b) {
+      hcs[b] = D == 2 ? hc(k + b - 2) : hc(k);
+      htcs[b] = D == 2 ? htc(k + b - 2) : htc(k);
+    }
+    const double hr = D == 2 ? hi(k) : hc(k), hrt = D == 2 ? hti(k) : htc(k), hp = D == 2 ? hpi(k) : 0.0;
+    for (int q = 0; q < m; ++q) {
+      euler_flux::FaceStencil st;
+      for (int b = 0; b < 4; ++b) {
+        for (int v = 0; v < kEulerVars; ++v) st.q[v][b] = V || v != kVmom ? sp[v * vs + (b - 2) * ls + q] : 0.0;
+        st.hc[b] = hcs[b];
+        st.htc[b] = htcs[b];
+      }
+      double f[kEulerVars];
+      euler_flux::face_flux<V, D>(st, hr, hrt, hp, Wall, hv, nu, kappa, inv_dx, f);
+      for (int v = 0; v < kEulerVars; ++v)
+        if (V || v != kVmom) F[v][q] = f[v];
+    }
+  }
+};
+
+template <bool V, int D>
+void euler_stage_line(const EulerStageArgs& a) {
+  const Field4D init = a.init, s = a.s, out = a.out;
+  const LocalGrid g = a.g;
+  const double dt = a.dt, inv_dx = a.inv_dx;
+  const EulerLineFaces<V, D> faces{s, a.hc, a.htc, a.hi, a.hti, a.hpi, a.hv, a.nu, a.kappa, a.inv_dx, a.kw_lo, a.kw_hi};
+  const int nx = g.n[0], runs = (nx + kChunk - 1) / kChunk;
+  const int across = D == 2 ? g.n[1] : g.n[2];  // the other transverse direction
+  Kokkos::parallel_for(
+      D == 2 ? "euler::stage_z" : "euler::stage_y", Flat(0, runs * across), KOKKOS_LAMBDA(int n) {
+        const int c = n % runs;
+        const int t = (D == 2 ? g.ng[1] : g.ng[2]) + n / runs;
+        const int i0 = g.ng[0] + c * kChunk, m = nx - c * kChunk < kChunk ? nx - c * kChunk : kChunk;
+        double buf[2][kEulerVars][kChunk];
+        const int l0 = g.ng[D], nl = g.n[D];
+        faces(l0, t, i0, m, buf[0]);
+        for (int l = l0; l < l0 + nl; ++l) {
+          const double(*below)[kChunk] = buf[(l - l0) % 2];
+          double(*above)[kChunk] = buf[(l - l0 + 1) % 2];
+          faces(l + 1, t, i0, m, above);
+          const int j = D == 2 ? t : l, k = D == 2 ? l : t;
+          const double* rho = &s(kDens, k, j, i0);
+          for (int v = 0; v < kEulerVars; ++v) {
+            if (!V && v == kVmom) continue;
+            double* op = &out(v, k, j, i0);
+            const double* ip = &init(v, k, j, i0);
+            if (D == 2 && v == kWmom) {
+#pragma omp simd
+              for (int q = 0; q < m; ++q) op[q] = ip[q] + dt * (-(above[v][q] - below[v][q]) * inv_dx - rho[q] * kGrav);
+            } else {
+#pragma omp simd
+              for (int q = 0; q < m; ++q) op[q] = ip[q] + dt * (-(above[v][q] - below[v][q]) * inv_dx);
+            }
+          }
+        }
+      });
+}
+
+void Euler::face_fluxes(const Field4D& s, int dir, double hv_dt) const {
+  const LocalGrid g = grid_;
+  const double inv_dx = 1.0 / g.dx[dir];
+  const double hv = fv::hyperviscosity(p_.hv_beta, g.dx[dir], hv_dt);
+  const double nu = p_.nu, kappa = p_.kappa;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const Field4D F = flux_;
+  // The faces below/left of every owned cell and the one past the last: the owned cells of a grid one
+  // cell longer along dir.
+  LocalGrid faces = g;
+  faces.n[dir] += 1;
+  if (dir < 2) {
+    const int di = dir == 0, dj = dir == 1;
+    for_each_cell(
+        dir == 0 ? "euler::flux_x" : "euler::flux_y", faces, KOKKOS_LAMBDA(int i, int j, int k) {
+          double f[kEulerVars];
+          euler_flux::horizontal_flux(s, k, j, i, di, dj, hc(k), htc(k), hv, nu, kappa, inv_dx, f);
+          for (int v = 0; v < kEulerVars; ++v) F(v, k, j, i) = f[v];
+        });
+  } else {
+    const auto hi = hy_dens_int_, hti = hy_dens_theta_int_, hpi = hy_pressure_int_;
+    const int kw_lo = g.offset[2] == 0 ? g.ng[2] : -1;  // array index of a wall face, if this rank has one
+    const int kw_hi = g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1;
+    for_each_cell(
+        "euler::flux_z", faces, KOKKOS_LAMBDA(int i, int j, int k) {
+          double f[kEulerVars];
+          euler_flux::vertical_flux(s, k, j, i, hi(k), hti(k), hpi(k), k == kw_lo || k == kw_hi, hv, nu, kappa,
+                                    inv_dx, hc, htc, f);
+          for (int v = 0; v < kEulerVars; ++v) F(v, k, j, i) = f[v];
+        });
+  }
+}
+
+void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir,
+                        bool v_active) {
+  fill_ghosts(s);
+  const LocalGrid g = grid_;
+  if (line_kernels_) {
+    EulerStageArgs a{init,
+                     s,
+                     out,
+                     hy_dens_cell_,
+                     hy_dens_theta_cell_,
+                     hy_dens_int_,
+                     hy_dens_theta_int_,
+                     hy_pressure_int_,
+                     g,
+                     dt,
+                     fv::hyperviscosity(p_.hv_beta, g.dx[dir], dt),
+                     p_.nu,
+                     p_.kappa,
+                     1.0 / g.dx[dir],
+                     g.offset[2] == 0 ? g.ng[2] : -1,
+                     g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1};
+    if (dir == 0) {
+      if (v_active)
+        euler_stage_x<true>(a);
+      else
+        euler_stage_x<false>(a);
+    } else if (dir == 1) {
+      euler_stage_line<true, 1>(a);  // a y sweep only exists in 3D, where v is prognostic
+    } else if (v_active) {
+      euler_stage_line<true, 2>(a);
+    } else {
+      euler_stage_line<false, 2>(a);
+    }
+    return;
+  }
+  face_fluxes(s, dir, dt);
+  const Field4D F = flux_;
+  const double inv_dx = 1.0 / g.dx[dir];
+  const int di = dir == 0, dj = dir == 1, dk = dir == 2;
+  for_each_cell(
+      "euler::flux_update", g, KOKKOS_LAMBDA(int i, int j, int k) {
+        for (int v = 0; v < kEulerVars; ++v) {
+          double t = -(F(v, k + dk, j + dj, i + di) - F(v, k, j, i)) * inv_dx;
+          if (dk && v == kWmom) t -= s(kDens, k, j, i) * kGrav;
+          out(v, k, j, i) = init(v, k, j, i) + dt * t;
+        }
+      });
+}
+
+bool Euler::v_momentum_zero() const {
+  if (grid_.global_n[1] > 1) return false;
+  const Field4D s = state_;
+  double m = 0.0;
+  reduce_cells(
+      "euler::v_zero", grid_,
+      KOKKOS_LAMBDA(int i, int j, int k, double& count) { count += s(kVmom, k, j, i) != 0.0 ? 1.0 : 0.0; }, m);
+  return global_max(decomp_->comm(), m) == 0.0;
+}
+
+}  // namespace stratus::climate
