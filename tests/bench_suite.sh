@@ -100,6 +100,9 @@ for name, kind in want.items():
             check(within(s.get("plain_write", {}).get("throughput"), 0, 1e9), "%s/%s: plain write" % (name, r))
             check(within(s.get("fraction_of_plain_write"), 0, 10), "%s/%s: fraction %r" % (name, r, s.get("fraction_of_plain_write")))
             check(s.get("files") == 3 and within(s.get("mb"), 0, 1e6), "%s/%s: files or MB" % (name, r))
+    if kind == "hdf5":
+        check(c.get("fsync", {}).get("snapshot_data") == c.get("fsync", {}).get("plain_write") is not None,
+              "%s: the fsync of the data must be the same for the writer and the reference" % name)
     if kind in ("lj", "euler2d", "euler3d", "shallow_water", "neighbor"):
         check(within(c.get("parallel_efficiency"), 0, 16) and c.get("efficiency_ranks") == [1, 2],
               "%s: parallel efficiency %r" % (name, c.get("parallel_efficiency")))
