@@ -62,6 +62,7 @@ for t in json.load(sys.stdin)["tests"]:
   echo "built: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname)"
   echo "git: $(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
   echo "kokkos: $(sed -n 's/^Kokkos_DIR[^=]*=//p' "$build/CMakeCache.txt" | head -n1)"
+  echo "flags: $(sed -n 's/^CXX_FLAGS = //p' "$build/CMakeFiles/stratus.dir/flags.make" 2>/dev/null)"
   "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" --version | tail -n2 | head -n1
 } >"$stage/BUILD_INFO"
 tar -C "$work" -czf "$out" stratus-gpu

@@ -6,7 +6,8 @@
 # Usage: scripts/gpu-check.sh [BUNDLE (default build/gpu-bundle.tar.gz)] [REPORT]
 # REPORT defaults to $OUT/gpu-check-report.txt when OUT is set, else build/gpu-check-report.txt; the
 # per-test logs go beside it (gpu-check-logs/). Exit status: 0 when every test passed.
-# Environment: STRATUS_BENCH_SIZES (3D benchmark edges, default "256 512"), STRATUS_TEST_TIMEOUT (s, 600).
+# Environment: STRATUS_BENCH_SIZES (3D benchmark edges, default "256 512"), STRATUS_TEST_TIMEOUT (s, 600),
+# STRATUS_BENCH_SUITE_ARGS (scripts/bench.sh's options, default "--runs 1"; e.g. "--quick").
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bundle="${1:-$root/build/gpu-bundle.tar.gz}"
@@ -123,6 +124,20 @@ if timeout 300 "$b/bin/mpiexec" -n 2 </dev/null "$b/bin/stratus" bench --steps 5
   say "3D 256^3, 2 ranks on one GPU (host-staged halo): $(grep '^bench: advection' "$logs/bench_np2.log" | sed 's/^bench: //')"
 else
   say "3D 256^3, 2 ranks: FAIL, see $logs/bench_np2.log"; fail=$((fail + 1))
+fi
+# The benchmark suite (scripts/bench.sh) with this bundle's executable: the full-size case list (GPU-sized
+# grids and 256,000 atoms) once, at 1 and 2 ranks on the one GPU; LAMMPS where installed. Its table goes
+# into the report, bench.json beside the logs.
+say ""
+say "## benchmark suite (scripts/bench.sh ${STRATUS_BENCH_SUITE_ARGS:---runs 1})"
+# shellcheck disable=SC2086
+if MPIEXEC="$b/bin/mpiexec" timeout "${STRATUS_TEST_TIMEOUT:-600}" bash "$root/scripts/bench.sh" \
+     ${STRATUS_BENCH_SUITE_ARGS:---runs 1} --exe "$b/bin/stratus" --out "$logs/bench-suite" \
+     </dev/null >"$logs/bench_suite.log" 2>"$logs/bench_suite.err"; then
+  grep -v '^bench.json and logs' "$logs/bench_suite.log" | tee -a "$report"
+else
+  tee -a "$report" <"$logs/bench_suite.log"
+  say "benchmark suite: FAIL, see $logs/bench_suite.err and $logs/bench-suite/logs"; fail=$((fail + 1))
 fi
 say ""
 say "report: $report"

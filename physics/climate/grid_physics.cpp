@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "domain/field_check.hpp"
 
 namespace stratus::climate {
@@ -56,6 +57,16 @@ std::string GridPhysics::locate_nonfinite() {
 
 double GridPhysics::work_per_step() const {
   return double(grid_.global_n[0]) * grid_.global_n[1] * grid_.global_n[2];
+}
+
+std::vector<Simulation::BenchKernel> GridPhysics::bench_kernels() const {
+  return {{"halo", "bytes", "one halo exchange of the state"}};
+}
+
+double GridPhysics::run_bench_kernel(const std::string& name) {
+  STRATUS_REQUIRE(name == "halo", "grid physics has no bench kernel '" << name << "'");
+  halo_->exchange(state_);
+  return 8.0 * static_cast<double>(nvar()) * static_cast<double>(halo_->cells_per_exchange());
 }
 
 double GridPhysics::min_active_dx() const {

@@ -34,6 +34,10 @@ class GridPhysics : public Simulation {
   std::string locate_nonfinite() override;
   /// Global cells (one update each per step).
   double work_per_step() const override;
+  /// "halo": one exchange of the whole state (all variables, the physics' ghost width); its work is the
+  /// bytes this rank sends.
+  std::vector<BenchKernel> bench_kernels() const override;
+  double run_bench_kernel(const std::string& name) override;
 
   const Field4D& state() const { return state_; }
   const LocalGrid& grid() const { return grid_; }

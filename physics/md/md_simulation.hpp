@@ -57,6 +57,10 @@ class MDSimulation : public Simulation {
   double work_per_step() const override { return static_cast<double>(natoms_); }
   std::string work_unit() const override { return "atom-steps"; }
   std::string locate_nonfinite() override;
+  /// "neighbor": one neighbor-list build (binning and listing) of the current owned and ghost atoms,
+  /// without communication; its work is this rank's owned atoms (md_bench.cpp).
+  std::vector<BenchKernel> bench_kernels() const override;
+  double run_bench_kernel(const std::string& name) override;
   void finish(const Clock& clock) override;
   double write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) override;
   void write_checkpoint(CheckpointWriter& w) override;

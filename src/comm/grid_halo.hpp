@@ -57,6 +57,8 @@ class GridHalo {
   int width() const { return width_; }
   /// Number of distinct messages sent per exchange (for diagnostics and tests).
   int message_count() const { return static_cast<int>(links_.size()); }
+  /// Cells per variable this rank sends (and receives) per exchange, messages to itself included.
+  long long cells_per_exchange() const { return total_cells_; }
 
  private:
   struct Box {  // half-open index ranges in array indices (ghosts included), x y z

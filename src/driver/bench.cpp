@@ -1,4 +1,4 @@
-// STREAM-style triad and timed stepping for `stratus bench`.
+// STREAM-style triad, timed stepping and timed kernels for `stratus bench`.
 #include "driver/bench.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -86,6 +86,27 @@ StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm) {
   r.seconds_per_step = t / steps;
   r.work_per_second = sim.work_per_step() * steps / t;
   r.bytes_per_update = sim.bytes_per_update();
+  return r;
+}
+
+KernelResult time_kernel(Simulation& sim, const std::string& name, int warmup, int calls, MPI_Comm comm) {
+  STRATUS_REQUIRE(calls >= 1 && warmup >= 0, "bench needs calls >= 1 and warmup >= 0");
+  sim.initialize();
+  for (int c = 0; c < warmup; ++c) sim.run_bench_kernel(name);
+  Kokkos::fence();
+  MPI_Barrier(comm);
+  double work = 0.0;
+  const double t0 = MPI_Wtime();
+  for (int c = 0; c < calls; ++c) work += sim.run_bench_kernel(name);
+  Kokkos::fence();
+  double t = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &work, 1, MPI_DOUBLE, MPI_SUM, comm);
+  KernelResult r;
+  r.calls = calls;
+  r.seconds = t;
+  r.seconds_per_call = t / calls;
+  r.work_per_call = work / calls;
   return r;
 }
 

@@ -1,10 +1,12 @@
 // Measurements behind `stratus bench`: the memory-bandwidth roof of the default execution space
-// (a STREAM-style triad) and the stepping rate of a deck's physics, both timed with fences so that
-// asynchronous GPU kernels are counted in full. Output and diagnostics are left out on purpose.
+// (a STREAM-style triad), the stepping rate of a deck's physics and the rate of one of its kernels alone
+// (a halo exchange, a neighbor-list build), all timed with fences so that asynchronous GPU kernels are
+// counted in full. Output and diagnostics are left out on purpose.
 #pragma once
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 
 #include "driver/simulation.hpp"
 
@@ -30,5 +32,16 @@ struct StepResult {
 
 /// Initialises sim, takes warmup untimed steps, then times `steps` steps of its stable dt. Collective.
 StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm);
+
+struct KernelResult {
+  long calls = 0;
+  double seconds = 0;  // slowest rank, timed calls only
+  double seconds_per_call = 0;
+  double work_per_call = 0;  // all ranks, in the kernel's unit
+};
+
+/// Initialises sim, runs kernel `name` (one of sim.bench_kernels()) warmup times untimed, then times
+/// `calls` calls. Collective.
+KernelResult time_kernel(Simulation& sim, const std::string& name, int warmup, int calls, MPI_Comm comm);
 
 }  // namespace stratus

@@ -81,6 +81,19 @@ class Simulation {
   /// bench`; 0 when not known.
   virtual double bytes_per_update() const { return 0.0; }
 
+  // ------------------------------------------------------------------ benchmarks
+  /// A part of the step `stratus bench --kernel NAME` can time alone: its name and the unit of the work
+  /// run_bench_kernel() returns (e.g. "halo" moving "bytes", "neighbor" listing "atoms").
+  struct BenchKernel {
+    std::string name;
+    std::string unit;
+    std::string what;  // one call, in a few words
+  };
+  virtual std::vector<BenchKernel> bench_kernels() const { return {}; }
+  /// Collective. Runs kernel `name` (one of bench_kernels()) once on the current state, after
+  /// initialize(), and leaves the state usable; returns this rank's work in the kernel's unit.
+  virtual double run_bench_kernel(const std::string& /*name*/) { return 0.0; }
+
   // ------------------------------------------------------------------ diagnostics
   /// Collective. The declared diagnostics of the current state at `clock`; dt is the step just taken (0
   /// before the first). One fused device reduction, one MPI reduction per operation.
