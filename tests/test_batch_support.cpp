@@ -296,6 +296,31 @@ TEST_CASE("write_file_atomically replaces a file and leaves nothing else", "[bat
   CHECK(names_in(t.path) == std::vector<std::string>{"run.prom"});
 }
 
+TEST_CASE("write_files_atomically replaces every file, or none it could not write", "[batch][io]") {
+  TempDir t("stratus_batch_support");
+  const std::string a = (t.path / "a.xmf").string(), b = (t.path / "b.xmf").string();
+  stratus::write_files_atomically({{a, "a1\n"}, {b, "b1\n"}});
+  CHECK(read(a) == "a1\n");
+  CHECK(read(b) == "b1\n");
+  stratus::write_files_atomically({{a, "a2\n"}, {b, "b2\n"}});
+  CHECK(read(a) == "a2\n");
+  CHECK(read(b) == "b2\n");
+  // The second cannot be written: the first keeps its old text.
+  const std::string missing_dir = (t.path / "no" / "c.xmf").string();
+  CHECK_THAT(error([&] {
+               stratus::write_files_atomically({{a, "a3\n"}, {missing_dir, "c\n"}});
+             }),
+             Contains(missing_dir));
+  CHECK(read(a) == "a2\n");
+  // The second's rename fails (onto a directory): the first stays replaced.
+  fs::create_directory(t.path / "dir");
+  const std::string onto_dir = (t.path / "dir").string();
+  CHECK_THAT(error([&] { stratus::write_files_atomically({{a, "a4\n"}, {onto_dir, "d\n"}}); }), Contains(onto_dir));
+  CHECK(read(a) == "a4\n");
+  CHECK(names_in(t.path) == std::vector<std::string>{"a.xmf", "b.xmf", "dir"});
+  CHECK(fs::is_empty(t.path / "dir"));
+}
+
 TEST_CASE("write_file_atomically names the path when it fails and leaves no temporary", "[batch][io]") {
   TempDir t("stratus_batch_support");
   std::ofstream(t.path / "file") << "x";

@@ -4,6 +4,8 @@
 // must print integers as integers and round-trip doubles; bad paths must throw on every rank, not hang.
 // Rank 0 collects its findings into a list, broadcasts whether it is empty, and every rank asserts on
 // that, so a failed check cannot leave ranks waiting in a collective. These tests do not cover timing.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -352,4 +354,37 @@ TEST_CASE("output failures throw on every rank", "[io][mpi]") {
     if (io_test::world_rank() == 0 && !io_test::tmp_files(out).empty()) bad.push_back("temporary file left");
     REQUIRE(io_test::root_passed(bad));
   }
+}
+
+TEST_CASE("snapshots keep no disk blocks beyond their end", "[io][mpi]") {
+  // The space check allocates the field bytes inside the temporary file; a compressed snapshot comes out
+  // far shorter, and must not keep the rest.
+  const std::string dir = io_test::fresh_dir("blocks");
+  CartDecomp decomp(MPI_COMM_WORLD, Int3{32, 32, 32}, Int3{0, 0, 0}, {true, true, true});
+  const LocalGrid grid = stratus::make_local_grid(decomp, Real3{0, 0, 0}, Real3{1, 1, 1}, 2);
+  const Field4D state = grid.allocate("state", 2);
+  io_test::stamp(grid, state);
+  const std::vector<stratus::GridVariable> vars = {{"a", "1", 0}, {"b", "1", 1}};
+  stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", stratus::Provenance{});
+  const std::string plain = writer.write(state, vars, 1, 0.0);
+  writer.set_compression(6);
+  const std::string packed = writer.write(state, vars, 2, 0.1);
+  std::vector<std::string> bad;
+  if (io_test::world_rank() == 0) {
+    for (const auto& path : {plain, packed}) {
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) {
+        bad.push_back(path + ": missing");
+        continue;
+      }
+      const double used = 512.0 * static_cast<double>(st.st_blocks), size = static_cast<double>(st.st_size);
+      if (used > size + 64.0 * 1024.0)
+        bad.push_back(path + ": " + std::to_string(used) + " bytes allocated for " + std::to_string(size));
+    }
+    if (fs::file_size(packed) >= fs::file_size(plain) / 2) bad.push_back("the compressed snapshot is not smaller");
+    if (!io_test::tmp_files(dir).empty()) bad.push_back("temporary file left");
+  }
+  const std::string report = io_test::joined(bad);
+  INFO(report);
+  REQUIRE(io_test::root_passed(bad));
 }

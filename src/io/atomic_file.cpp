@@ -1,7 +1,9 @@
-// write_file_atomically with POSIX calls rather than streams, so that a failure (a full disk, a missing
-// directory) reports the system's reason. The pid in the temporary's name keeps two processes that
-// write the same path from writing into one temporary; output_dir's stale-file clean-up recognises the
-// ".tmp.<digits>" suffix.
+// write_file_atomically and write_files_atomically with POSIX calls rather than streams, so that a
+// failure (a full disk, a missing directory) reports the system's reason. The pid in the temporary's name
+// keeps two processes that write the same path from writing into one temporary; output_dir's stale-file
+// clean-up recognises the ".tmp.<digits>" suffix. Several files written together share the waits: all
+// temporaries are written before any is synced, and each directory is synced once after the renames, so
+// two files cost about what one did while every file is still synced before its rename.
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -10,48 +12,90 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "core/error.hpp"
 
 namespace stratus {
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno));
+namespace {
+
+/// Writes all of text to fd; 0 or the errno of the failure.
+int write_all(int fd, const std::string& text) {
   const char* p = text.data();
   std::size_t left = text.size();
-  int err = 0;
-  while (left > 0 && err == 0) {
+  while (left > 0) {
     const ssize_t n = ::write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-    } else {
-      p += n;
-      left -= static_cast<std::size_t>(n);
+    if (n <= 0) return n < 0 ? errno : EIO;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+struct Pending {
+  std::string path, tmp;
+  int fd = -1;
+};
+
+/// Closes every open temporary and removes every temporary not yet renamed.
+void discard(std::vector<Pending>& files, std::size_t renamed) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].fd >= 0) ::close(files[i].fd);
+    files[i].fd = -1;
+    if (i >= renamed && !files[i].tmp.empty()) ::unlink(files[i].tmp.c_str());
+  }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) { write_files_atomically({{path, text}}); }
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<Pending> p(files.size());
+  const auto fail = [&](std::size_t i, const std::string& what, std::size_t renamed) {
+    discard(p, renamed);
+    throw Error(what.empty() ? "cannot write '" + files[i].first + "'" : what);
+  };
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].first;
+    p[i].path = path;
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    p[i].fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (p[i].fd < 0) fail(i, "cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno), 0);
+    p[i].tmp = tmp;
+    const int err = write_all(p[i].fd, files[i].second);
+    if (err != 0) fail(i, "cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err), 0);
+#ifdef SYNC_FILE_RANGE_WRITE
+    // Starts this file's write-back now, so that the first fsync below can commit the others' data too.
+    (void)::sync_file_range(p[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    int err = 0;
+    if (::fsync(p[i].fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
+    if (::close(p[i].fd) != 0 && err == 0) err = errno;
+    p[i].fd = -1;
+    if (err != 0) fail(i, "cannot write '" + p[i].path + "' (through '" + p[i].tmp + "'): " + std::strerror(err), 0);
+  }
+  std::set<std::string> dirs;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    std::error_code ec;
+    std::filesystem::rename(p[i].tmp, p[i].path, ec);
+    if (ec) fail(i, "cannot rename '" + p[i].tmp + "' to '" + p[i].path + "': " + ec.message(), i);
+    const std::string dir = std::filesystem::path(p[i].path).parent_path().string();
+    dirs.insert(dir.empty() ? "." : dir);
+  }
+  // The renames are durable once their directories are; some file systems cannot sync a directory, and
+  // the renames stand either way.
+  for (const auto& dir : dirs) {
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      (void)::fsync(dfd);
+      ::close(dfd);
     }
-  }
-  if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err != 0) {
-    ::unlink(tmp.c_str());
-    throw Error("cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    ::unlink(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
-  }
-  // The rename is durable once the directory is; some file systems cannot sync a directory, and the
-  // rename stands either way.
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
   }
 }
 

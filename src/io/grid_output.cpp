@@ -23,6 +23,7 @@
 
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "io/atomic_file.hpp"
 #include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/space.hpp"
@@ -96,7 +97,8 @@ void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid
 }
 
 void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov,
-                const Field4DHost& host, const std::vector<GridVariable>& vars, long step, double time, int deflate) {
+                const Field4DHost& host, const std::vector<GridVariable>& vars, long step, double time, int deflate,
+                std::vector<double>& buf) {
   h5::File file = h5::open_parallel(decomp.comm(), path, true, "HDF5");
   write_root_attributes(file.get(), decomp, g, prov, step, time);
 
@@ -136,7 +138,7 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
 
   const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
   const int gx = g.ng[0], gy = g.ng[1], gz = g.ng[2];
-  std::vector<double> buf(static_cast<std::size_t>(g.owned_cells()));
+  buf.resize(static_cast<std::size_t>(g.owned_cells()));
   double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
   for (const auto& v : vars) {
     std::size_t p = 0;
@@ -220,11 +222,11 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
 
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state);
   const Int3& n = grid_.global_n;
-  reserve_space(comm, tmp_path,
-                with_metadata(8.0 * static_cast<double>(vars.size()) * n[0] * n[1] * n[2] +
-                              static_cast<double>(prov_.deck_text.size() + prov_.resolved_deck.size())));
+  const double file_bytes = 8.0 * static_cast<double>(vars.size()) * n[0] * n[1] * n[2] +
+                            static_cast<double>(prov_.deck_text.size() + prov_.resolved_deck.size());
+  reserve_in_file(comm, tmp_path, file_bytes);
   try {
-    write_hdf5(tmp_path, decomp_, grid_, prov_, host, vars, step, time, deflate_);
+    write_hdf5(tmp_path, decomp_, grid_, prov_, host, vars, step, time, deflate_, pack_);
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);
@@ -237,6 +239,7 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   }
   // Every rank has closed its part of the file before rank 0 makes it visible.
   STRATUS_MPI_CHECK(MPI_Barrier(comm));
+  if (root) trim_reserved(tmp_path, file_bytes);
 
   // A rewrite of the same step replaces its frame rather than listing it twice.
   std::vector<Frame> frames = frames_;
@@ -269,10 +272,10 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
         series.push_back(to_xdmf(f));
       }
       for (const auto& f : frames) series.push_back(to_xdmf(f));
-      xdmf::write_text_atomically((fs::path(dir_) / (base + ".xmf")).string(),
-                                  xdmf::frame_document(mesh, to_xdmf(frame)));
-      xdmf::write_text_atomically((fs::path(dir_) / (prefix_ + ".xmf")).string(),
-                                  xdmf::series_document(prefix_, mesh, series));
+      // The frame's file first: the series never lists a frame whose own file is missing.
+      write_files_atomically(
+          {{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
+           {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, mesh, series)}});
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();

@@ -2,6 +2,7 @@
 #include "io/space.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -41,8 +42,8 @@ std::string try_reserve(const std::string& path, double bytes) {
   const std::string dir = dir_of(path);
   const auto shortage = [&](int err) {
     return "cannot write '" + path + "': " + std::strerror(err) + " (" +
-           log::bytes_text(std::max(0.0, free_bytes(dir))) + " free in '" + dir + "', about " +
-           log::bytes_text(bytes) + " needed)";
+           log::bytes_text(std::max(0.0, free_bytes(dir))) + " free in '" + dir + "', about " + log::bytes_text(bytes) +
+           " needed)";
   };
   const std::string scratch = path + ".reserve";
   const int fd = ::open(scratch.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -64,6 +65,24 @@ std::string try_reserve(const std::string& path, double bytes) {
   return rc == 0 ? std::string() : shortage(rc);
 }
 
+/// Rank 0's check for a file about to be created at path: creates it empty and allocates its data bytes
+/// beyond its end, where the writer's blocks will land, and asks statvfs for the metadata's few more;
+/// empty when they fit (the file stays), else why (the file is removed).
+std::string try_reserve_in_file(const std::string& path, double data_bytes, double bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return try_reserve(path, bytes);  // the same check reports why
+  const off_t len = static_cast<off_t>(std::ceil(data_bytes));
+  const int rc = len > 0 && ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, len) != 0 ? errno : 0;
+  ::close(fd);
+  if (rc == 0) {
+    const double avail = free_bytes(dir_of(path));
+    if (avail < 0.0 || avail >= bytes - data_bytes) return {};
+  }
+  // No room, or no fallocate here: the scratch-file check decides, with its message.
+  ::unlink(path.c_str());
+  return try_reserve(path, bytes);
+}
+
 }  // namespace
 
 double with_metadata(double raw_bytes) { return raw_bytes * 1.01 + 16.0 * 1024.0; }
@@ -74,6 +93,22 @@ void reserve_space(MPI_Comm comm, const std::string& path, double bytes) {
   std::string msg;
   if (rank == 0 && !check_disabled()) msg = try_reserve(path, bytes);
   agree_or_throw(comm, msg.empty(), msg);
+}
+
+void reserve_in_file(MPI_Comm comm, const std::string& path, double data_bytes) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::string msg;
+  if (rank == 0 && !check_disabled()) msg = try_reserve_in_file(path, data_bytes, with_metadata(data_bytes));
+  agree_or_throw(comm, msg.empty(), msg);
+}
+
+void trim_reserved(const std::string& path, double data_bytes) {
+  struct stat st {};
+  // Truncating to the present length frees the blocks allocated beyond it (ext4, XFS, tmpfs); it costs a
+  // journal transaction, so only a file shorter than its data (compressed) gets it.
+  if (!check_disabled() && ::stat(path.c_str(), &st) == 0 && static_cast<double>(st.st_size) < std::ceil(data_bytes))
+    (void)::truncate(path.c_str(), st.st_size);
 }
 
 std::string space_hint(const std::string& path) {

@@ -24,6 +24,18 @@ double with_metadata(double raw_bytes);
 /// device (...)" naming the free space when they do not.
 void reserve_space(MPI_Comm comm, const std::string& path, double bytes);
 
+/// Collective. reserve_space(comm, path, with_metadata(data_bytes)) for a file about to be created at
+/// `path` by a writer that does not truncate an empty file (parallel HDF5) and writes at least data_bytes:
+/// rank 0 creates `path` empty and allocates data_bytes beyond its end (fallocate with
+/// FALLOC_FL_KEEP_SIZE), where the writer's data then lands, so that nothing is allocated twice or freed;
+/// the metadata's few more bytes are checked against the free space. Call trim_reserved once the file is
+/// complete. Throws as reserve_space does (and then `path` does not exist).
+void reserve_in_file(MPI_Comm comm, const std::string& path, double data_bytes);
+
+/// Local; one rank, after every rank has closed `path`. Frees what reserve_in_file allocated beyond the
+/// end of a file that came out shorter than data_bytes (compressed data).
+void trim_reserved(const std::string& path, double data_bytes);
+
 /// Local. " (No space left on device: N bytes free)" when the file system holding `path` has less than
 /// 1 MiB free (or its quota is exhausted as far as statvfs tells), else "": appended to messages of failed
 /// writes, whose MPI-IO error text rarely says why.
