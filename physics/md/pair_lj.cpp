@@ -90,7 +90,18 @@ namespace {
 // The potentials as the kernel sees them: pair() gives F / r and, with EV, the energy split into the
 // Lennard-Jones and Coulomb parts, for a pair within its cutoff (false outside every cutoff).
 struct LJPair {
+  static constexpr bool kMasked = true;  // has masked(): the full-list loop vectorises
   LJCoeffs c;
+  /// pair() without a branch: F / r and the energy evaluated for every rsq > 0 and zeroed outside the
+  /// cutoff (the same bits as pair() inside it).
+  template <bool EV>
+  KOKKOS_FORCEINLINE_FUNCTION void masked(int ti, int tj, double rsq, double& fp, double& evdwl) const {
+    const int p = ti * c.stride + tj;
+    const bool in = rsq < c.cutsq.data()[p];
+    const double r2i = 1.0 / rsq, r6i = r2i * r2i * r2i;
+    fp = in ? r6i * (c.lj1.data()[p] * r6i - c.lj2.data()[p]) * r2i : 0.0;
+    if (EV) evdwl = in ? r6i * (c.lj3.data()[p] * r6i - c.lj4.data()[p]) - c.offset.data()[p] : 0.0;
+  }
   template <bool EV>
   KOKKOS_INLINE_FUNCTION bool pair(int, int, int ti, int tj, double rsq, double& fp, double& evdwl,
                                    double&) const {
@@ -102,6 +113,7 @@ struct LJPair {
 };
 
 struct LJCoulPair {
+  static constexpr bool kMasked = false;
   LJCoulLong p;
   template <bool EV>
   KOKKOS_INLINE_FUNCTION bool pair(int i, int j, int ti, int tj, double rsq, double& fp, double& evdwl,
@@ -147,6 +159,13 @@ struct PairKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void row(int i, double& esum, double& ecsum, double& wsum) const {
+    if constexpr (Pot::kMasked) {
+      if constexpr (HALF)
+        masked_half_row(i, esum, wsum);
+      else
+        masked_row(i, esum, wsum);
+      return;
+    }
     const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
     const int ti = type(i);
     double fx = 0.0, fy = 0.0, fz = 0.0;
@@ -188,7 +207,103 @@ struct PairKernel {
       f(i, 2) = fz;
     }
   }
+  KOKKOS_FORCEINLINE_FUNCTION void masked_row(int i, double& esum, double& wsum) const;
+  KOKKOS_FORCEINLINE_FUNCTION void masked_half_row(int i, double& esum, double& wsum) const;
 };
+
+// The full-list row of a potential with a masked() form: no branch and no write to another atom, so the
+// loop over the partners vectorises (gathers of the partners' positions and types). The sums run in
+// the vector lanes' order: the same bits on every run, rank count and thread count of one build.
+template <class Pot, bool HALF, bool EV>
+KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, double& esum, double& wsum) const {
+  const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const int ti = type(i);
+  // Plain pointers: the compiler then sees that nothing in the loop writes what it reads.
+  const double* __restrict xs = x.data();
+  const int* __restrict ts = type.data();
+  const int* __restrict js = nbr.data();
+  const Pot pt = pot;
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+  const int s = off(i), t = off(i + 1);
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+#pragma omp simd reduction(+ : fx, fy, fz, e, w)
+#endif
+  for (int p = s; p < t; ++p) {
+    const int j = js[p];
+    const double dx = xi - xs[3 * j], dy = yi - xs[3 * j + 1], dz = zi - xs[3 * j + 2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    double fp = 0.0, evdwl = 0.0;
+    pt.template masked<EV>(ti, ts[j], rsq, fp, evdwl);
+    fx += dx * fp;
+    fy += dy * fp;
+    fz += dz * fp;
+    if (EV) {
+      e += 0.5 * evdwl;
+      w += 0.5 * rsq * fp;
+    }
+  }
+  f(i, 0) = fx;
+  f(i, 1) = fy;
+  f(i, 2) = fz;
+  esum += e;
+  wsum += w;
+}
+
+// The half-list row of a potential with a masked() form, in blocks of partners: the forces of a block
+// in a vectorised loop (into a small buffer), then the partners' shares added through the ScatterView
+// in a scalar loop. Which pairs lie inside the cutoff is then no branch to mispredict.
+template <class Pot, bool HALF, bool EV>
+KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_half_row(int i, double& esum, double& wsum) const {
+  constexpr int kBlock = 64;
+  const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const int ti = type(i);
+  const double* __restrict xs = x.data();
+  const int* __restrict ts = type.data();
+  const int* __restrict js = nbr.data();
+  const Pot pt = pot;
+  const int nl = newton_limit;
+  auto acc = sv.access();
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+  double gx[kBlock], gy[kBlock], gz[kBlock];
+  const int s = off(i), t = off(i + 1);
+  for (int p0 = s; p0 < t; p0 += kBlock) {
+    const int m = t - p0 < kBlock ? t - p0 : kBlock;
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+#pragma omp simd reduction(+ : fx, fy, fz, e, w)
+#endif
+    for (int q = 0; q < m; ++q) {
+      const int j = js[p0 + q];
+      const double dx = xi - xs[3 * j], dy = yi - xs[3 * j + 1], dz = zi - xs[3 * j + 2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      double fp = 0.0, evdwl = 0.0;
+      pt.template masked<EV>(ti, ts[j], rsq, fp, evdwl);
+      gx[q] = dx * fp;
+      gy[q] = dy * fp;
+      gz[q] = dz * fp;
+      fx += gx[q];
+      fy += gy[q];
+      fz += gz[q];
+      if (EV) {
+        const double weight = j < nl ? 1.0 : 0.5;  // a pair with a ghost counts half (listed from both sides)
+        e += weight * evdwl;
+        w += weight * rsq * fp;
+      }
+    }
+    for (int q = 0; q < m; ++q) {
+      const int j = js[p0 + q];
+      if (j < nl) {
+        acc(j, 0) -= gx[q];
+        acc(j, 1) -= gy[q];
+        acc(j, 2) -= gz[q];
+      }
+    }
+  }
+  acc(i, 0) += fx;
+  acc(i, 1) += fy;
+  acc(i, 2) += fz;
+  esum += e;
+  wsum += w;
+}
 
 template <class Pot, bool HALF>
 PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {

@@ -64,20 +64,24 @@ BinGrid make_grid(Real3 lo, Real3 inv_width, Int3 nb) {
   return g;
 }
 
+/// Positions in bin order (packed(p) = x(bin_atoms(p))): the candidates of a stencil row are then read
+/// from consecutive memory.
+using Packed = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
+
 /// Counting sort of atoms 0 .. n-1 into the bins of g: bin_start (nbins + 1) and bin_atoms (n), each bin's
-/// atoms in increasing index order (owned atoms first), and bin_ghost (nbins): the position of each bin's
-/// first ghost (its end when it has none).
-void sort_into_bins(const ParticleVec& x, int n, int n_local, const BinGrid& g, IntView& bin_start, IntView& bin_atoms,
-                    IntView& bin_ghost) {
+/// atoms in increasing index order (owned atoms first), and their positions in that order (packed).
+void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_start, IntView& bin_atoms,
+                    Packed& packed) {
   const int nbins = g.nbins;
   IntView atom_bin(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::atom_bin"), n);
   IntView count("neighbor::bin_count", nbins);
   bin_start = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_start"), nbins + 1);
   bin_atoms = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_atoms"), n);
-  bin_ghost = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_ghost"), nbins);
+  if (static_cast<int>(packed.extent(0)) < n)
+    packed = Packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::packed"), n + n / 10);
   auto start = bin_start;
   auto atoms = bin_atoms;
-  auto ghost = bin_ghost;
+  auto xp = packed;
 
   Kokkos::parallel_for(
       "neighbor::bin_count", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
@@ -110,94 +114,89 @@ void sort_into_bins(const ParticleVec& x, int n, int n_local, const BinGrid& g, 
           }
           atoms(q + 1) = v;
         }
-        int gs = e;
-        while (gs > s && atoms(gs - 1) >= n_local) --gs;
-        ghost(b) = gs;
+      });
+  Kokkos::parallel_for(
+      "neighbor::pack", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int p) {
+        const int a = atoms(p);
+        for (int d = 0; d < 3; ++d) xp(p, d) = x(a, d);
       });
 }
 
 /// The stencil of bins of edge >= rc / 2 (offsets within kPad = 2 bins whose boxes can hold a point closer
-/// than rc) as flat offsets in the padded grid: first the forward half (lexicographically after (0, 0, 0)
-/// in (z, y, x) order), then the backward half; i's own bin is walked separately. A half list takes owned
-/// partners from the forward half only (and from i's own bin those above i), so each owned pair is found
-/// once; ghosts come from every bin.
+/// than rc), as rows along x: for each (oy, oz) the run of bins ox = -a .. a that qualify, consecutive in the
+/// padded grid, so that their atoms are one range of bin_atoms (and of the packed positions). A row's kind
+/// tells a half list which owned partners it may take: all (forward rows: oz > 0, or oz = 0 and oy > 0),
+/// none (backward rows), or, in i's own row, those in the bins after i's and those above i in its own bin;
+/// ghosts come from every row. Each owned pair is then found once.
+enum RowKind : int { kBackward = 0, kOwnRow = 1, kForward = 2 };
 struct Stencil {
-  Kokkos::View<int*, MemSpace> offsets;
-  int n_forward = 0;
+  Kokkos::View<int* [3], MemSpace> rows;  // flat offset of the first bin, bins in the row, RowKind
 };
 
 Stencil make_stencil(double rc, const Real3& width, const BinGrid& g) {
-  std::vector<int> fwd, bwd;
+  std::vector<int> h_rows;
+  auto gap2 = [&](int o, int d) {
+    const double gap = std::max(0, std::abs(o) - 1) * width[d];
+    return gap * gap;
+  };
   for (int oz = -kPad; oz <= kPad; ++oz)
-    for (int oy = -kPad; oy <= kPad; ++oy)
-      for (int ox = -kPad; ox <= kPad; ++ox) {
-        if (ox == 0 && oy == 0 && oz == 0) continue;
-        const int o[3] = {ox, oy, oz};
-        double d2 = 0.0;
-        for (int d = 0; d < 3; ++d) {
-          const double gap = std::max(0, std::abs(o[d]) - 1) * width[d];
-          d2 += gap * gap;
-        }
-        if (d2 >= rc * rc) continue;
-        // Offsets beyond a direction with fewer bins than the stencil reach only padding: drop them.
-        bool reachable = true;
-        for (int d = 0; d < 3; ++d) reachable = reachable && std::abs(o[d]) < g.nb[d];
-        if (!reachable) continue;
-        const int flat = ox * g.stride[0] + oy * g.stride[1] + oz * g.stride[2];
-        const bool forward = oz > 0 || (oz == 0 && (oy > 0 || (oy == 0 && ox > 0)));
-        (forward ? fwd : bwd).push_back(flat);
-      }
+    for (int oy = -kPad; oy <= kPad; ++oy) {
+      // Offsets beyond a direction with fewer bins than the stencil reach only padding: drop them.
+      if (std::abs(oy) >= g.nb[1] || std::abs(oz) >= g.nb[2]) continue;
+      int a = -1;
+      for (int ox = 0; ox <= kPad; ++ox)
+        if (ox < g.nb[0] && gap2(ox, 0) + gap2(oy, 1) + gap2(oz, 2) < rc * rc) a = ox;
+      if (a < 0) continue;
+      const int kind = (oz > 0 || (oz == 0 && oy > 0)) ? kForward : (oz == 0 && oy == 0 ? kOwnRow : kBackward);
+      h_rows.insert(h_rows.end(), {-a * g.stride[0] + oy * g.stride[1] + oz * g.stride[2], 2 * a + 1, kind});
+    }
   Stencil st;
-  st.n_forward = static_cast<int>(fwd.size());
-  fwd.insert(fwd.end(), bwd.begin(), bwd.end());
-  st.offsets =
-      Kokkos::View<int*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::stencil"), fwd.size());
-  auto h = Kokkos::create_mirror_view(st.offsets);
-  for (std::size_t k = 0; k < fwd.size(); ++k) h(k) = fwd[k];
-  Kokkos::deep_copy(st.offsets, h);
+  const std::size_t nr = h_rows.size() / 3;
+  st.rows = Kokkos::View<int* [3], MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::stencil"), nr);
+  auto h = Kokkos::create_mirror_view(st.rows);
+  for (std::size_t r = 0; r < nr; ++r)
+    for (int c = 0; c < 3; ++c) h(r, c) = h_rows[3 * r + static_cast<std::size_t>(c)];
+  Kokkos::deep_copy(st.rows, h);
   return st;
 }
 
-/// Calls visit(j) for every listed partner j of owned atom i: the atoms of the stencil bins around i's bin
-/// that are not i, closer than sqrt(rc2), and, in a half list, either ghosts or owned atoms in a forward
-/// bin (or in i's own bin and above i). With newton_ghost a ghost is taken only when it lies above i
-/// (z, then y, then x), as LAMMPS does; the image of the pair on the other side sees the opposite order.
+/// Calls visit(j, take) for every candidate j of owned atom i, the atoms of the stencil rows around i's
+/// bin, with take true for a listed partner: not i, closer than sqrt(rc2), and, in a half list, a ghost or
+/// an owned atom the row's kind allows (see Stencil). With newton_ghost a ghost is taken only when it lies
+/// above i (z, then y, then x), as LAMMPS does; the image of the pair on the other side sees the opposite
+/// order. take is computed without branches (bitwise logic): whether a candidate is taken is a coin toss
+/// to the branch predictor, and the row loops stay straight.
 template <class Visit>
-KOKKOS_INLINE_FUNCTION void for_each_partner(const ParticleVec& x, int i, int n_local, double rc2, bool half,
-                                             bool newton_ghost, const BinGrid& g,
-                                             const Kokkos::View<int*, MemSpace>& stencil, int n_forward,
-                                             const IntView& bin_start, const IntView& bin_atoms,
-                                             const IntView& bin_ghost, Visit&& visit) {
+KOKKOS_INLINE_FUNCTION void for_each_candidate(const ParticleVec& x, int i, int n_local, double rc2, bool half,
+                                               bool newton_ghost, const BinGrid& g,
+                                               const Kokkos::View<int* [3], MemSpace>& rows, const IntView& bin_start,
+                                               const IntView& bin_atoms, const Packed& xp, Visit&& visit) {
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int bi = g.bin_of(xi, yi, zi);
-  auto candidate = [&](int j) {
-    const double xj = x(j, 0), yj = x(j, 1), zj = x(j, 2);
-    if (newton_ghost && j >= n_local && (zj < zi || (zj == zi && (yj < yi || (yj == yi && xj < xi))))) return;
-    const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
-    if (dx * dx + dy * dy + dz * dz < rc2) visit(j);
-  };
-  // Own bin: in a half list only partners above i (owned atoms come first, so that is the tail).
-  for (int p = bin_start(bi), e = bin_start(bi + 1); p < e; ++p) {
-    const int j = bin_atoms(p);
-    if (j == i || (half && j < i)) continue;
-    candidate(j);
-  }
-  const int ns = static_cast<int>(stencil.extent(0));
-  for (int k = 0; k < ns; ++k) {
-    const int b = bi + stencil(k);
-    // Backward bins of a half list: their ghosts only (the tail from bin_ghost).
-    const int s = (half && k >= n_forward) ? bin_ghost(b) : bin_start(b);
-    const int e = bin_start(b + 1);
-    for (int p = s; p < e; ++p) candidate(bin_atoms(p));
+  const int own_s = bin_start(bi), own_e = bin_start(bi + 1);
+  const int nr = static_cast<int>(rows.extent(0));
+  for (int r = 0; r < nr; ++r) {
+    const int b0 = bi + rows(r, 0), kind = rows(r, 2);
+    const bool all_owned = !half | (kind == kForward), own_row = half & (kind == kOwnRow);
+    const int e = bin_start(b0 + rows(r, 1));
+    for (int p = bin_start(b0); p < e; ++p) {
+      const double xj = xp(p, 0), yj = xp(p, 1), zj = xp(p, 2);
+      const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
+      const int j = bin_atoms(p);
+      const bool near = (dx * dx + dy * dy + dz * dz < rc2) & (j != i);
+      const bool below = (zj < zi) | ((zj == zi) & ((yj < yi) | ((yj == yi) & (xj < xi))));
+      const bool ghost_ok = !(newton_ghost & below);
+      const bool owned_ok = all_owned | (own_row & ((p >= own_e) | ((p >= own_s) & (j > i))));
+      visit(j, near & ((j >= n_local) ? ghost_ok : owned_ok));
+    }
   }
 }
 
 /// One pass over the candidates into rows of `capacity` entries (grown and repeated when an atom has
 /// more partners), then compaction into the CSR arrays. Returns the total number of pairs.
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
-                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms,
-                      const IntView& bin_ghost, IntView& offsets, IntView& neighbors, int& max_count, int& capacity,
-                      IntView& rows) {
+                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, const Packed& xp,
+                      IntView& offsets, IntView& neighbors, int& max_count, int& capacity, IntView& rows) {
   offsets = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::offsets"), n_local + 1);
   IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
   auto off = offsets;
@@ -210,19 +209,20 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
       rows = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::rows"), need);
     auto tmp = rows;
     const int cap = capacity;
-    const auto st = stencil.offsets;
-    const int nf = stencil.n_forward;
+    const auto st = stencil.rows;
     mx = 0;
     Kokkos::parallel_reduce(
         "neighbor::fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n_local),
         KOKKOS_LAMBDA(int i, int& m) {
           const long long base = static_cast<long long>(i) * cap;
           int c = 0;
-          for_each_partner(x, i, n_local, rc2, half, newton_ghost, g, st, nf, bin_start, bin_atoms, bin_ghost,
-                           [&](int j) {
-                             if (c < cap) tmp(base + c) = j;
-                             ++c;
-                           });
+          // Every candidate is written; only a taken one advances c (past the capacity the last slot is
+          // overwritten, and the count says to widen the rows and repeat).
+          for_each_candidate(x, i, n_local, rc2, half, newton_ghost, g, st, bin_start, bin_atoms, xp,
+                             [&](int j, bool take) {
+                               tmp(base + (c < cap ? c : cap - 1)) = j;
+                               c += take;
+                             });
           count(i) = c;
           if (c > m) m = c;
         },
@@ -304,13 +304,13 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
                                               << ", " << hi[2] << ")");
 
   const neighbor_detail::BinGrid grid = neighbor_detail::make_grid(lo, inv_width, nb);
-  neighbor_detail::IntView bin_start, bin_atoms, bin_ghost;
-  neighbor_detail::sort_into_bins(x, n, n_local, grid, bin_start, bin_atoms, bin_ghost);
+  neighbor_detail::IntView bin_start, bin_atoms;
+  neighbor_detail::sort_into_bins(x, n, grid, bin_start, bin_atoms, packed_);
   Real3 width;
   for (int d = 0; d < 3; ++d) width[d] = 1.0 / inv_width[d];
   const auto stencil = neighbor_detail::make_stencil(rc, width, grid);
   total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost,
-                                              grid, stencil, bin_start, bin_atoms, bin_ghost, offsets_, neighbors_,
+                                              grid, stencil, bin_start, bin_atoms, packed_, offsets_, neighbors_,
                                               max_neighbors_, capacity_, rows_);
 
   if (static_cast<int>(x_build_.extent(0)) != n_local)

@@ -6,13 +6,14 @@
 //   bin size), clipped at the box faces (no wrap-around), so a box narrower than five bins is
 //   handled without double counting. Counting sort with atomics, exclusive scan, fill, and then a sort
 //   by atom index within each bin: the result does not depend on thread scheduling.
-//   Lists: for each owned atom i, CSR offsets (n_local + 1) and neighbors, in stencil-then-index order
-//   (deterministic), built in one pass into fixed-width rows (widened and repeated in the rare build
+//   Lists: for each owned atom i, CSR offsets (n_local + 1) and neighbors, in stencil-row-then-index order
+//   (deterministic; a row is a run of bins along x, whose atoms and their positions, packed in bin order,
+//   are consecutive in memory), built in one pass into fixed-width rows (widened and repeated in the rare build
 //   that needs more) and compacted, with no fixed maximum. A pair (i, j) is listed when
 //   |x_i - x_j|^2 < (cutoff + skin)^2 (strict: pairs at exactly cutoff + skin are left out).
 //     full: every j != i, owned or ghost.
-//     half: each pair of owned atoms once (found from the forward half of the stencil, or from i's own
-//           bin when j > i), plus every ghost j: a pair with a ghost is listed from both sides (by this
+//     half: each pair of owned atoms once (found from the forward rows of the stencil, from the bins
+//           after i's in its own row, or from i's own bin when j > i), plus every ghost j: a pair with a ghost is listed from both sides (by this
 //           rank and the one that owns the ghost), so no force needs to go back to the ghost's owner
 //           (with newton_ghost, such a pair is listed once, from the side whose partner lies above it,
 //           and the caller reverse-communicates the ghost forces).
@@ -78,6 +79,7 @@ class NeighborList {
   Kokkos::View<int*, MemSpace> offsets_;
   Kokkos::View<int*, MemSpace> neighbors_;  // may hold more entries than total_pairs_
   Kokkos::View<int*, MemSpace> rows_;       // fixed-width rows of the single-pass fill
+  Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> packed_;  // positions in bin order (grow-only)
   int capacity_ = 32;                       // row width of the next build
   ParticleVec x_build_;                     // owned positions at the last build
 };
