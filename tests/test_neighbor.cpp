@@ -77,13 +77,20 @@ ParticleVec to_device(const std::vector<double>& x) {
 
 using Lists = std::vector<std::vector<int>>;
 
-// Brute force: every j != i with r^2 < rc^2 (same arithmetic as the kernel), j increasing.
-Lists brute_force(const System& s, double rc, bool half) {
+// Brute force: every j != i with r^2 < rc^2 (same arithmetic as the kernel), j increasing; with
+// newton_ghost (half lists) a ghost only when it lies above i (z, then y, then x).
+Lists brute_force(const System& s, double rc, bool half, bool newton_ghost = false) {
   Lists out(s.n_local);
   const double rc2 = rc * rc;
+  auto below = [&](int j, int i) {
+    for (int d = 2; d >= 0; --d)
+      if (s.x[3 * j + d] != s.x[3 * i + d]) return s.x[3 * j + d] < s.x[3 * i + d];
+    return false;
+  };
   for (int i = 0; i < s.n_local; ++i)
     for (int j = 0; j < s.n(); ++j) {
       if (j == i || (half && j < s.n_local && j < i)) continue;
+      if (newton_ghost && j >= s.n_local && below(j, i)) continue;
       const double dx = s.x[3 * i] - s.x[3 * j], dy = s.x[3 * i + 1] - s.x[3 * j + 1],
                    dz = s.x[3 * i + 2] - s.x[3 * j + 2];
       if (dx * dx + dy * dy + dz * dz < rc2) out[i].push_back(j);
@@ -119,7 +126,7 @@ Lists canonical(const Lists& l, int n_local, bool half) {
 }
 
 struct Counts {
-  long long full = 0, half = 0, owned_owned_full = 0, owned_ghost = 0;
+  long long full = 0, half = 0, half_newton = 0, owned_owned_full = 0, owned_ghost = 0;
   int max_full = 0;
 };
 
@@ -128,12 +135,14 @@ Counts check_system(const System& s, double cutoff, double skin) {
   const ParticleVec x = to_device(s.x);
   const double rc = cutoff + skin;
   Counts c;
-  for (bool half : {false, true}) {
-    NeighborList nl({cutoff, skin, half});
+  for (int kind = 0; kind < 3; ++kind) {  // full, half, half with newton_ghost
+    const bool half = kind > 0, newton_ghost = kind == 2;
+    INFO((half ? (newton_ghost ? "half list, newton_ghost" : "half list") : "full list"));
+    NeighborList nl({cutoff, skin, half, newton_ghost});
     nl.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
     const Lists raw = from_device(nl);
     const Lists got = canonical(raw, s.n_local, half);
-    const Lists want = brute_force(s, rc, half);
+    const Lists want = brute_force(s, rc, half, newton_ghost);
     long long total = 0;
     int mx = 0;
     bool sorted = true, no_self = true, equal = true;
@@ -154,7 +163,10 @@ Counts check_system(const System& s, double cutoff, double skin) {
     CHECK(equal);
     CHECK(nl.total_pairs() == total);
     CHECK(nl.max_neighbors() == mx);
-    (half ? c.half : c.full) = total;
+    if (newton_ghost)
+      c.half_newton = total;
+    else
+      (half ? c.half : c.full) = total;
     if (!half) c.max_full = mx;
     // A second build of the same atoms gives the identical list (no dependence on thread scheduling).
     nl.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
@@ -163,6 +175,9 @@ Counts check_system(const System& s, double cutoff, double skin) {
   // Half list: each owned-owned pair once, every owned-ghost pair.
   CHECK(c.owned_owned_full % 2 == 0);
   CHECK(c.half == c.owned_owned_full / 2 + c.owned_ghost);
+  CHECK(c.half_newton <= c.half);
+  if (c.owned_ghost > 0) CHECK(c.half_newton < c.half);  // some ghosts lie below their partner
+  CHECK(c.half_newton >= c.owned_owned_full / 2);
   return c;
 }
 

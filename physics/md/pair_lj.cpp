@@ -92,12 +92,12 @@ namespace {
 struct LJPair {
   static constexpr bool kMasked = true;  // has masked(): the full-list loop vectorises
   LJCoeffs c;
-  /// pair() without a branch: F / r and the energy evaluated for every rsq > 0 and zeroed outside the
-  /// cutoff (the same bits as pair() inside it).
+  /// pair() without a branch: F / r and the energy evaluated for every rsq and zeroed outside the cutoff
+  /// or where !valid (padding lanes; the same bits as pair() inside the cutoff).
   template <bool EV>
-  KOKKOS_FORCEINLINE_FUNCTION void masked(int ti, int tj, double rsq, double& fp, double& evdwl) const {
+  KOKKOS_FORCEINLINE_FUNCTION void masked(int ti, int tj, double rsq, bool valid, double& fp, double& evdwl) const {
     const int p = ti * c.stride + tj;
-    const bool in = rsq < c.cutsq.data()[p];
+    const bool in = valid & (rsq < c.cutsq.data()[p]);
     const double r2i = 1.0 / rsq, r6i = r2i * r2i * r2i;
     fp = in ? r6i * (c.lj1.data()[p] * r6i - c.lj2.data()[p]) * r2i : 0.0;
     if (EV) evdwl = in ? r6i * (c.lj3.data()[p] * r6i - c.lj4.data()[p]) - c.offset.data()[p] : 0.0;
@@ -214,6 +214,10 @@ struct PairKernel {
 // The full-list row of a potential with a masked() form: no branch and no write to another atom, so the
 // loop over the partners vectorises (gathers of the partners' positions and types). The sums run in
 // the vector lanes' order: the same bits on every run, rank count and thread count of one build.
+// Vector lanes the masked loops are padded to (8 doubles: AVX-512; a multiple of narrower vectors): the
+// padding lanes take i itself as partner and are masked out, so no scalar remainder loop runs.
+constexpr int kLanes = 8;
+
 template <class Pot, bool HALF, bool EV>
 KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, double& esum, double& wsum) const {
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
@@ -222,18 +226,20 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
   const double* __restrict xs = x.data();
   const int* __restrict ts = type.data();
   const int* __restrict js = nbr.data();
-  const Pot pt = pot;
+  const Pot pt = pot;  // a copy: the compiler then knows the loop writes none of its coefficients
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
   const int s = off(i), t = off(i + 1);
+  const int padded = s + ((t - s + kLanes - 1) / kLanes) * kLanes;  // whole vectors: no scalar remainder
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
 #pragma omp simd reduction(+ : fx, fy, fz, e, w)
 #endif
-  for (int p = s; p < t; ++p) {
-    const int j = js[p];
+  for (int p = s; p < padded; ++p) {
+    const bool valid = p < t;
+    const int j = valid ? js[p] : i;
     const double dx = xi - xs[3 * j], dy = yi - xs[3 * j + 1], dz = zi - xs[3 * j + 2];
     const double rsq = dx * dx + dy * dy + dz * dz;
     double fp = 0.0, evdwl = 0.0;
-    pt.template masked<EV>(ti, ts[j], rsq, fp, evdwl);
+    pt.template masked<EV>(ti, ts[j], rsq, valid, fp, evdwl);
     fx += dx * fp;
     fy += dy * fp;
     fz += dz * fp;
@@ -260,7 +266,7 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_half_row(int 
   const double* __restrict xs = x.data();
   const int* __restrict ts = type.data();
   const int* __restrict js = nbr.data();
-  const Pot pt = pot;
+  const Pot pt = pot;  // a copy: the compiler then knows the loop writes none of its coefficients
   const int nl = newton_limit;
   auto acc = sv.access();
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
@@ -268,15 +274,17 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_half_row(int 
   const int s = off(i), t = off(i + 1);
   for (int p0 = s; p0 < t; p0 += kBlock) {
     const int m = t - p0 < kBlock ? t - p0 : kBlock;
+    const int padded = ((m + kLanes - 1) / kLanes) * kLanes;  // <= kBlock; whole vectors
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
 #pragma omp simd reduction(+ : fx, fy, fz, e, w)
 #endif
-    for (int q = 0; q < m; ++q) {
-      const int j = js[p0 + q];
+    for (int q = 0; q < padded; ++q) {
+      const bool valid = q < m;
+      const int j = valid ? js[p0 + q] : i;
       const double dx = xi - xs[3 * j], dy = yi - xs[3 * j + 1], dz = zi - xs[3 * j + 2];
       const double rsq = dx * dx + dy * dy + dz * dz;
       double fp = 0.0, evdwl = 0.0;
-      pt.template masked<EV>(ti, ts[j], rsq, fp, evdwl);
+      pt.template masked<EV>(ti, ts[j], rsq, valid, fp, evdwl);
       gx[q] = dx * fp;
       gy[q] = dy * fp;
       gz[q] = dz * fp;

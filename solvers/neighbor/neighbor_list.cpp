@@ -133,13 +133,15 @@ struct Stencil {
   Kokkos::View<int* [3], MemSpace> rows;  // flat offset of the first bin, bins in the row, RowKind
 };
 
-Stencil make_stencil(double rc, const Real3& width, const BinGrid& g) {
+Stencil make_stencil(double rc, const Real3& width, const BinGrid& g, bool upper_only) {
   std::vector<int> h_rows;
   auto gap2 = [&](int o, int d) {
     const double gap = std::max(0, std::abs(o) - 1) * width[d];
     return gap * gap;
   };
-  for (int oz = -kPad; oz <= kPad; ++oz)
+  // upper_only (half lists with newton_ghost): rows of lower z bins hold only atoms strictly below i (bins
+  // are monotone in z), which such a list never takes, owned or ghost: they are left out.
+  for (int oz = upper_only ? 0 : -kPad; oz <= kPad; ++oz)
     for (int oy = -kPad; oy <= kPad; ++oy) {
       // Offsets beyond a direction with fewer bins than the stencil reach only padding: drop them.
       if (std::abs(oy) >= g.nb[1] || std::abs(oz) >= g.nb[2]) continue;
@@ -308,7 +310,7 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
   neighbor_detail::sort_into_bins(x, n, grid, bin_start, bin_atoms, packed_);
   Real3 width;
   for (int d = 0; d < 3; ++d) width[d] = 1.0 / inv_width[d];
-  const auto stencil = neighbor_detail::make_stencil(rc, width, grid);
+  const auto stencil = neighbor_detail::make_stencil(rc, width, grid, params_.half && params_.newton_ghost);
   total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost,
                                               grid, stencil, bin_start, bin_atoms, packed_, offsets_, neighbors_,
                                               max_neighbors_, capacity_, rows_);
