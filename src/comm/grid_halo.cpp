@@ -108,10 +108,20 @@ void for_each_box_cell(const char* name, int nv, int bx, int by, int bz, const F
   Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(0, nv * bz * by * bx), BoxFlat<F>{f, bx, by, bz});
 }
 #else
-// CPUs: nested loops (v, k, j, i) without index arithmetic.
+// CPUs: a task per row (v, k, j), the cells along x in a plain inner loop (an MDRange over boxes two cells
+// wide along x spent most of its time in tile bookkeeping).
+template <class F>
+struct BoxRows {
+  F f;
+  int bx, by, bz;
+  KOKKOS_INLINE_FUNCTION void operator()(int r) const {
+    const int j = r % by, k = r / by % bz, v = r / (by * bz);
+    for (int i = 0; i < bx; ++i) f(v, k, j, i);
+  }
+};
 template <class F>
 void for_each_box_cell(const char* name, int nv, int bx, int by, int bz, const F& f) {
-  Kokkos::parallel_for(name, Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<4>>({0, 0, 0, 0}, {nv, bz, by, bx}), f);
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(0, nv * bz * by), BoxRows<F>{f, bx, by, bz});
 }
 #endif
 
