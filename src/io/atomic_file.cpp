@@ -3,7 +3,8 @@
 // keeps two processes that write the same path from writing into one temporary; output_dir's stale-file
 // clean-up recognises the ".tmp.<digits>" suffix. Several files written together share the waits: all
 // temporaries are written before any is synced, and each directory is synced once after the renames, so
-// two files cost about what one did while every file is still synced before its rename.
+// two files cost about what one did while every file is still synced before its rename. Durability::renamed
+// skips every sync: the rename is what a kill cannot split.
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -51,9 +52,12 @@ void discard(std::vector<Pending>& files, std::size_t renamed) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& text) { write_files_atomically({{path, text}}); }
+void write_file_atomically(const std::string& path, const std::string& text, Durability durability) {
+  write_files_atomically({{path, text}}, durability);
+}
 
-void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files, Durability durability) {
+  const bool sync = durability == Durability::synced;
   std::vector<Pending> p(files.size());
   const auto fail = [&](std::size_t i, const std::string& what, std::size_t renamed) {
     discard(p, renamed);
@@ -70,12 +74,12 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     if (err != 0) fail(i, "cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err), 0);
 #ifdef SYNC_FILE_RANGE_WRITE
     // Starts this file's write-back now, so that the first fsync below can commit the others' data too.
-    (void)::sync_file_range(p[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (sync) (void)::sync_file_range(p[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
   }
   for (std::size_t i = 0; i < p.size(); ++i) {
     int err = 0;
-    if (::fsync(p[i].fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
+    if (sync && ::fsync(p[i].fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
     if (::close(p[i].fd) != 0 && err == 0) err = errno;
     p[i].fd = -1;
     if (err != 0) fail(i, "cannot write '" + p[i].path + "' (through '" + p[i].tmp + "'): " + std::strerror(err), 0);
@@ -90,6 +94,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
   }
   // The renames are durable once their directories are; some file systems cannot sync a directory, and
   // the renames stand either way.
+  if (!sync) return;
   for (const auto& dir : dirs) {
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {

@@ -5,6 +5,12 @@
 // every rank instead of leaving the others waiting in a collective. HDF5 failures inside collective
 // calls are assumed to occur on every rank alike, as parallel HDF5 itself assumes. This file does not
 // decide when to write, and it reads nothing back.
+//
+// Durability: nothing here calls fsync, neither on the .h5 nor on its XDMF files. The rename is what
+// keeps a kill or crash of the run from leaving a partial file under a final name; only a power loss or
+// kernel crash can lose snapshot data the kernel had not yet written back, and then a sidecar synced on
+// its own could name data that never reached the disk. Checkpoints, which restarts depend on, are synced
+// (io/checkpoint.cpp); a run restarted from one rewrites the snapshots after it.
 #include "io/grid_output.hpp"
 
 #include <hdf5.h>
@@ -239,7 +245,8 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   }
   // Every rank has closed its part of the file before rank 0 makes it visible.
   STRATUS_MPI_CHECK(MPI_Barrier(comm));
-  if (root) trim_reserved(tmp_path, file_bytes);
+  // Only a compressed file can come out shorter than its data.
+  if (root && deflate_ > 0) trim_reserved(tmp_path, file_bytes);
 
   // A rewrite of the same step replaces its frame rather than listing it twice.
   std::vector<Frame> frames = frames_;
@@ -272,10 +279,12 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
         series.push_back(to_xdmf(f));
       }
       for (const auto& f : frames) series.push_back(to_xdmf(f));
-      // The frame's file first: the series never lists a frame whose own file is missing.
+      // The frame's file first: the series never lists a frame whose own file is missing. Not synced: the
+      // .h5 they point to is not either (see the file comment).
       write_files_atomically(
           {{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
-           {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, mesh, series)}});
+           {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, mesh, series)}},
+          Durability::renamed);
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();

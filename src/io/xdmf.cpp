@@ -109,6 +109,8 @@ std::string series_document(const std::string& name, const Mesh& mesh, const std
   return os.str();
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
+void write_text_atomically(const std::string& path, const std::string& text) {
+  write_file_atomically(path, text, Durability::renamed);
+}
 
 }  // namespace stratus::xdmf

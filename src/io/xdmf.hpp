@@ -38,8 +38,9 @@ std::string format_real(double v);
 /// Text with the five XML special characters escaped (for attribute values and element text).
 std::string xml_escape(const std::string& s);
 
-/// write_file_atomically (io/atomic_file.hpp): a reader sees the old or the new file, never a partial
-/// one. Throws Error naming the path on failure.
+/// write_file_atomically (io/atomic_file.hpp) without fsync (Durability::renamed), as for the data the
+/// document points to: a reader sees the old or the new file, never a partial one. Throws Error naming
+/// the path on failure.
 void write_text_atomically(const std::string& path, const std::string& text);
 
 }  // namespace stratus::xdmf
