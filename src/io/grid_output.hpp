@@ -71,6 +71,7 @@ class GridSnapshotWriter {
     long step;
     double time;
     std::vector<GridVariable> vars;
+    std::string entry;  // rank 0: its element of the series document, once formatted
   };
   std::vector<Frame> frames_;
   std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)
