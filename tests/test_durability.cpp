@@ -108,6 +108,12 @@ TEST_CASE("files replaced with Durability::renamed are complete, left alone on f
   CHECK_THROWS_AS(stratus::write_files_atomically({{a, "a3\n"}, {missing, "c\n"}}, stratus::Durability::renamed),
                   stratus::Error);
   CHECK(read_text(a) == "a2\n");
+  // A directory in the way is an error, as with a rename, and stays.
+  const fs::path onto_dir = tmp.path / "dir.xmf";
+  fs::create_directory(onto_dir);
+  CHECK_THROWS_AS(stratus::write_file_atomically(onto_dir.string(), "d\n", stratus::Durability::renamed),
+                  stratus::Error);
+  CHECK(fs::is_directory(onto_dir));
   CHECK(leftovers(tmp.path).empty());
 }
 

@@ -4,11 +4,18 @@
 // clean-up recognises the ".tmp.<digits>" suffix. Several files written together share the waits: all
 // temporaries are written before any is synced, and each directory is synced once after the renames, so
 // two files cost about what one did while every file is still synced before its rename. Durability::renamed
-// skips every sync: the rename is what a kill cannot split.
+// skips every sync: the rename is what a kill cannot split. It also replaces an existing file by exchanging
+// the two names (renameat2 RENAME_EXCHANGE) and removing the old file: ext4 writes back a file renamed over
+// another at once (auto_da_alloc, a guard against empty files after a power loss, which these files are
+// allowed), a journal wait of 0.1 ms on a quiet disk and milliseconds on a busy one; an exchange skips
+// it. Where the file system cannot exchange, a plain rename does.
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cerrno>
 #include <cstring>
@@ -50,6 +57,21 @@ void discard(std::vector<Pending>& files, std::size_t renamed) {
   }
 }
 
+/// Moves tmp to path; synced files by rename, others as the file comment says.
+std::error_code move_into_place(const std::string& tmp, const std::string& path, bool sync) {
+#ifdef RENAME_EXCHANGE
+  struct stat st {};
+  if (!sync && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    (void)::unlink(tmp.c_str());  // the old file now; a kill before this leaves it as a stale temporary
+    return {};
+  }
+#endif
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return ec;
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& text, Durability durability) {
@@ -86,8 +108,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
   }
   std::set<std::string> dirs;
   for (std::size_t i = 0; i < p.size(); ++i) {
-    std::error_code ec;
-    std::filesystem::rename(p[i].tmp, p[i].path, ec);
+    const std::error_code ec = move_into_place(p[i].tmp, p[i].path, sync);
     if (ec) fail(i, "cannot rename '" + p[i].tmp + "' to '" + p[i].path + "': " + ec.message(), i);
     const std::string dir = std::filesystem::path(p[i].path).parent_path().string();
     dirs.insert(dir.empty() ? "." : dir);
