@@ -85,7 +85,7 @@ TEST_CASE("the fsync counter sees the calls it is meant to count", "[io][durabil
   const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
   const long before = fsync_calls.load();
   stratus::write_files_atomically({{a, "a\n"}, {b, "b\n"}});  // synced by default
-  CHECK(fsync_calls.load() - before >= 3);                      // both files and their directory
+  CHECK(fsync_calls.load() - before >= 3);                    // both files and their directory
   CHECK(read_text(a) == "a\n");
   CHECK(read_text(b) == "b\n");
   CHECK(leftovers(tmp.path).empty());

@@ -298,10 +298,9 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
       }
       // The frame's file first: the series never lists a frame whose own file is missing. Not synced: the
       // .h5 they point to is not either (see the file comment).
-      write_files_atomically(
-          {{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
-           {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, series)}},
-          Durability::renamed);
+      write_files_atomically({{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
+                              {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, series)}},
+                             Durability::renamed);
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();
