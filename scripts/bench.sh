@@ -251,7 +251,7 @@ for c in "${nbr[@]}"; do
   add "neighbor_$label|neighbor|run_kernel@neighbor@$calls@$root/inputs/md/lj_melt.ini@--set@md.cells=$cells $cells $cells"
 done
 IFS=: read -r nx nz steps every <<< "$h5"
-case_info "hdf5_${nx}x$nz" hdf5 "HDF5 snapshots of 2D Euler $nx x $nz, $((steps / every + 1)) files; plain write(2) of the same bytes in as many files, same directory; neither fsyncs the data (the writer fsyncs its small .xmf sidecars)"
+case_info "hdf5_${nx}x$nz" hdf5 "HDF5 snapshots of 2D Euler $nx x $nz, $((steps / every + 1)) files; plain write(2) of the same bytes in as many files, same directory; nothing is fsynced, the .xmf sidecars included"
 add "hdf5_${nx}x$nz|hdf5|run_h5_stratus@$nx@$nz@$steps@$every;run_h5_plain"
 
 t_start=$(date +%s)

@@ -3,8 +3,8 @@
 //   usage: [mpiexec -n P] bench_snapshot [--cells N] [--vars V] [--reps R] [--dir D] [--fsync]
 // Defaults: the default deck's snapshot (64^3 cells, one variable, 2 MB), 21 repetitions, ./bench_snapshot.
 // Prints the medians of both and the snapshot's bandwidth as a fraction of the plain write's; --fsync
-// makes the plain write fsync its file (the snapshot's data is not fsynced, so the default compares like
-// with like).
+// makes the plain write fsync its file (the snapshot fsyncs neither its data nor its XDMF sidecars, so the
+// default compares like with like).
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>

@@ -2,7 +2,8 @@
 # Output of short real runs of the stratus executable at 1, 2 and 4 ranks with several decompositions:
 # the field is bitwise identical across all of them, the HDF5 snapshots carry the right shape and
 # attributes, the XDMF files point at the right datasets, the history table is complete and conserves
-# mass, and stdout names the output directory. A 2D run (nz = 1) checks the (1, ny, nx) layout.
+# mass, and stdout names the output directory. A 2D run (nz = 1) checks the (1, ny, nx) layout. A run
+# killed while it writes snapshots leaves only complete files under final names.
 #   usage: cli_output.sh STRATUS MPIEXEC SOURCE_DIR
 # shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -236,5 +237,32 @@ done
 h5dump -p -H "$fc" | grep -q "COMPRESSION DEFLATE { LEVEL 4 }" || fail "compressed snapshot $fc: no deflate filter"
 h5dump -p -H "$fc" | grep -q "PREPROCESSING SHUFFLE" || fail "compressed snapshot $fc: no shuffle filter"
 pass "run.compression=4 at np2: shuffle + deflate filters, /fields/q identical to np1 at steps ${SNAP_STEPS[*]}"
+
+# (g) a run killed (SIGKILL) while it writes a snapshot every step leaves only complete files under final
+# names: every snapshot opens and holds /fields/q, every XDMF file is whole, and the series lists only
+# snapshots that exist. Snapshots are not fsynced (docs/output.md, "Durability"); a kill needs no fsync.
+out_k=$T/out_kill
+make_deck "$T/deck_kill.ini" 32 32 32
+"$STRATUS" run "$T/deck_kill.ini" --set "run.output_dir=$out_k" --set run.max_steps=1000000 \
+  --set run.snapshot_every=1 -q > "$T/stdout_kill" 2>&1 &
+pid=$!
+for _ in $(seq 100); do  # until a few snapshots exist (at most 10 s), then kill at once
+  (( $(find "$out_k" -name "${NAME}_*.h5" 2> /dev/null | wc -l) >= 4 )) && break
+  sleep 0.1
+done
+kill -KILL $pid 2> /dev/null || true
+wait $pid 2> /dev/null || true
+mapfile -t snaps < <(find "$out_k" -name "${NAME}_*.h5" | sort)
+(( ${#snaps[@]} >= 4 )) || fail "killed run: only ${#snaps[@]} snapshots written"
+for f in "${snaps[@]: -3}"; do  # the newest ones, those a kill could have caught
+  h5dump -H -d /fields/q "$f" > /dev/null 2>&1 || fail "killed run: $f is not a complete snapshot"
+done
+for x in "$out_k"/*.xmf; do
+  [[ $(tail -n 1 "$x") == "</Xdmf>" ]] || fail "killed run: $x is not a whole XDMF file"
+  for h in $(grep -o "${NAME}_[0-9]*\.h5" "$x" | sort -u); do
+    [[ -f $out_k/$h ]] || fail "killed run: $x names $h, which does not exist"
+  done
+done
+pass "a run killed while writing a snapshot every step left only complete snapshots and XDMF files"
 
 echo "cli_output: all checks passed"

@@ -21,6 +21,7 @@
 #include "domain/local_grid.hpp"
 #include "io/grid_output.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/xdmf.hpp"
 #include "mpi_world.hpp"
 #include "stratus/version.hpp"
 
@@ -384,6 +385,45 @@ TEST_CASE("snapshots keep no disk blocks beyond their end", "[io][mpi]") {
     if (fs::file_size(packed) >= fs::file_size(plain) / 2) bad.push_back("the compressed snapshot is not smaller");
     if (!io_test::tmp_files(dir).empty()) bad.push_back("temporary file left");
   }
+  const std::string report = io_test::joined(bad);
+  INFO(report);
+  REQUIRE(io_test::root_passed(bad));
+}
+
+TEST_CASE("the series file lists each snapshot once, those from before a restart too", "[io][mpi]") {
+  // The writer keeps each frame's entry between writes; the file must read as if formatted from scratch.
+  const std::string dir = io_test::fresh_dir("series");
+  CartDecomp decomp(MPI_COMM_WORLD, Int3{8, 4, 4}, Int3{0, 0, 0}, {true, true, true});
+  const LocalGrid grid = stratus::make_local_grid(decomp, Real3{0.5, 0, -1}, Real3{1, 2, 3}, 2);
+  const Field4D state = grid.allocate("state", 2);
+  io_test::stamp(grid, state);
+  const std::vector<stratus::GridVariable> vars = {{"a", "1", 0}, {"b", "1", 1}};
+  std::vector<std::string> bad;
+  // Rank 0 compares snap.xmf with the series of these (step, time) frames.
+  const auto expect_series = [&](const std::vector<std::pair<const char*, double>>& steps) {
+    if (io_test::world_rank() != 0) return;
+    const stratus::xdmf::Mesh mesh{grid.global_n, grid.lo, grid.dx};
+    std::vector<stratus::xdmf::Frame> frames;
+    for (const auto& [step, time] : steps) {
+      const std::string name = std::string("snap_") + step;
+      frames.push_back({name, name + ".h5", time, {"a", "b"}});
+    }
+    const std::string text = io_test::read_text((fs::path(dir) / "snap.xmf").string());
+    if (text != stratus::xdmf::series_document("snap", mesh, frames)) bad.push_back("series differs:\n" + text);
+  };
+  {
+    stratus::GridSnapshotWriter first(decomp, grid, dir, "snap", stratus::Provenance{});
+    first.write(state, vars, 0, 0.0);
+    first.write(state, vars, 5, 0.5);
+    first.write(state, vars, 5, 0.25);  // a rewrite replaces its frame
+    first.write(state, vars, 10, 1.0);
+    expect_series({{"000000", 0.0}, {"000005", 0.25}, {"000010", 1.0}});
+  }
+  stratus::GridSnapshotWriter second(decomp, grid, dir, "snap", stratus::Provenance{});
+  second.resume_before(10);  // a restart at step 10 lists the earlier snapshots, read back from their files
+  second.write(state, vars, 10, 1.1);
+  second.write(state, vars, 15, 1.5);
+  expect_series({{"000000", 0.0}, {"000005", 0.25}, {"000010", 1.1}, {"000015", 1.5}});
   const std::string report = io_test::joined(bad);
   INFO(report);
   REQUIRE(io_test::root_passed(bad));

@@ -111,7 +111,7 @@ def main():
                 s["fraction_of_plain_write"] = ratio(s["throughput"], p["throughput"])
             entry["ranks"][str(r)] = s
         if kind == "hdf5":
-            entry["fsync"] = {"snapshot_data": False, "plain_write": False, "snapshot_xmf_sidecars": True}
+            entry["fsync"] = {"snapshot_data": False, "plain_write": False, "snapshot_xmf_sidecars": False}
         got = sorted(int(r) for r in entry["ranks"])
         if kind in SCALING and len(got) >= 2:
             lo, hi = entry["ranks"][str(got[0])], entry["ranks"][str(got[-1])]

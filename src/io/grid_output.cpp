@@ -5,6 +5,12 @@
 // every rank instead of leaving the others waiting in a collective. HDF5 failures inside collective
 // calls are assumed to occur on every rank alike, as parallel HDF5 itself assumes. This file does not
 // decide when to write, and it reads nothing back.
+//
+// Durability: nothing here calls fsync, neither on the .h5 nor on its XDMF files. The rename is what
+// keeps a kill or crash of the run from leaving a partial file under a final name; only a power loss or
+// kernel crash can lose snapshot data the kernel had not yet written back, and then a sidecar synced on
+// its own could name data that never reached the disk. Checkpoints, which restarts depend on, are synced
+// (io/checkpoint.cpp); a run restarted from one rewrites the snapshots after it.
 #include "io/grid_output.hpp"
 
 #include <hdf5.h>
@@ -20,6 +26,7 @@
 #include <locale>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "core/agree.hpp"
 #include "core/error.hpp"
@@ -57,6 +64,11 @@ void make_directory(MPI_Comm comm, bool root, const std::string& dir) {
     }
   }
   agree_or_throw(comm, ok, msg);
+}
+
+bool same_names(const std::vector<GridVariable>& a, const std::vector<GridVariable>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const GridVariable& x, const GridVariable& y) { return x.name == y.name; });
 }
 
 void check_request(const LocalGrid& g, const Field4D& state, const std::vector<GridVariable>& vars, long step) {
@@ -140,11 +152,12 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
   const int gx = g.ng[0], gy = g.ng[1], gz = g.ng[2];
   buf.resize(static_cast<std::size_t>(g.owned_cells()));
   double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
+  static_assert(std::is_same<Field4DHost::array_layout, Kokkos::LayoutRight>::value, "rows of x are contiguous");
   for (const auto& v : vars) {
-    std::size_t p = 0;
-    for (int k = 0; k < nz; ++k)
-      for (int j = 0; j < ny; ++j)
-        for (int i = 0; i < nx; ++i) buf[p++] = host(v.index, k + gz, j + gy, i + gx);
+    double* p = buf.data();
+    for (int k = 0; k < nz && nx > 0; ++k)
+      for (int j = 0; j < ny; ++j, p += nx)
+        std::memcpy(p, &host(v.index, k + gz, j + gy, gx), static_cast<std::size_t>(nx) * sizeof(double));
     const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
     h5::Dataset ds(
         H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
@@ -201,7 +214,7 @@ void GridSnapshotWriter::resume_before(long step) {
       if (a >= 0) H5Aclose(a);
     }
     H5Fclose(file);
-    if (ok) earlier_.push_back(Frame{f, s, t, {}});
+    if (ok) earlier_.push_back(Frame{f, s, t, {}, {}});
   }
   std::sort(earlier_.begin(), earlier_.end(), [](const Frame& a, const Frame& b) { return a.step < b.step; });
 }
@@ -239,11 +252,12 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   }
   // Every rank has closed its part of the file before rank 0 makes it visible.
   STRATUS_MPI_CHECK(MPI_Barrier(comm));
-  if (root) trim_reserved(tmp_path, file_bytes);
+  // Only a compressed file can come out shorter than its data.
+  if (root && deflate_ > 0) trim_reserved(tmp_path, file_bytes);
 
   // A rewrite of the same step replaces its frame rather than listing it twice.
   std::vector<Frame> frames = frames_;
-  Frame frame{h5_name, step, time, vars};
+  Frame frame{h5_name, step, time, vars, {}};
   bool replaced = false;
   for (auto& f : frames) {
     if (f.h5_name == h5_name) {
@@ -266,16 +280,27 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
         for (const auto& v : f.vars) x.fields.push_back(v.name);
         return x;
       };
-      std::vector<xdmf::Frame> series;
-      for (Frame f : earlier_) {
-        f.vars = vars;  // the same physics and deck wrote them
-        series.push_back(to_xdmf(f));
+      // Each frame's entry in the series is formatted once and kept (the series is rewritten at every
+      // snapshot). The snapshots from before a restart are listed with this write's variables: the same
+      // physics and deck wrote them.
+      std::vector<std::string> series;
+      series.reserve(earlier_.size() + frames.size());
+      for (Frame& f : earlier_) {
+        if (f.entry.empty() || !same_names(f.vars, vars)) {
+          f.vars = vars;
+          f.entry = xdmf::series_entry(mesh, to_xdmf(f));
+        }
+        series.push_back(f.entry);
       }
-      for (const auto& f : frames) series.push_back(to_xdmf(f));
-      // The frame's file first: the series never lists a frame whose own file is missing.
-      write_files_atomically(
-          {{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
-           {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, mesh, series)}});
+      for (Frame& f : frames) {
+        if (f.entry.empty()) f.entry = xdmf::series_entry(mesh, to_xdmf(f));
+        series.push_back(f.entry);
+      }
+      // The frame's file first: the series never lists a frame whose own file is missing. Not synced: the
+      // .h5 they point to is not either (see the file comment).
+      write_files_atomically({{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
+                              {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, series)}},
+                             Durability::renamed);
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();

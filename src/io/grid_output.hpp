@@ -5,7 +5,9 @@
 // hyperslab, so the file does not depend on the rank count; attributes carry time, step, units and
 // provenance (deck text, version, git hash, ranks, decomposition). Beside it, <prefix>_<step>.xmf
 // (a 3DCoRectMesh with cell-centred attributes) and the time series <dir>/<prefix>.xmf, which ParaView
-// and VisIt open directly. XDMF files are rewritten atomically (temporary name, then rename).
+// and VisIt open directly. XDMF files are rewritten atomically (temporary name, then rename). Nothing is
+// fsynced: a kill never leaves a partial file under a final name, a power loss may lose recent snapshots
+// (docs/output.md, "Durability").
 // This module does not decide when to write; the run loop does.
 #pragma once
 #include <mpi.h>
@@ -69,6 +71,7 @@ class GridSnapshotWriter {
     long step;
     double time;
     std::vector<GridVariable> vars;
+    std::string entry;  // rank 0: its element of the series document, once formatted
   };
   std::vector<Frame> frames_;
   std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)

@@ -1,9 +1,10 @@
 // Snapshot write bandwidth next to a plain sequential write of the same bytes, measured side by side in
 // one call: repetitions alternate between GridSnapshotWriter::write (everything it does: host copy, space
 // check, parallel HDF5 file, rename, XDMF sidecars) and rank 0 writing the same number of field bytes to a
-// new file in the same directory with write(2) and closing it, with the same durability as the snapshot's
-// data (no fsync of the data; the `fsync_plain` option adds one for comparison). Every file stays until the end
-// (as a run's snapshots do), then all are removed. For benchmarks only; nothing here is asserted on.
+// new file in the same directory with write(2) and closing it, with the snapshot's durability (no fsync:
+// the snapshot syncs neither its data nor its XDMF sidecars; `fsync_plain` adds one for comparison). Every
+// file stays until the end (as a run's snapshots do), then all are removed. For benchmarks only; nothing
+// here is asserted on.
 #pragma once
 #include <mpi.h>
 

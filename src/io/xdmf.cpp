@@ -99,16 +99,34 @@ std::string frame_document(const Mesh& mesh, const Frame& frame) {
   return os.str();
 }
 
-std::string series_document(const std::string& name, const Mesh& mesh, const std::vector<Frame>& frames) {
+std::string series_entry(const Mesh& mesh, const Frame& frame) {
   std::ostringstream os;
-  os << kHead;
-  os << "    <Grid Name=\"" << xml_escape(name) << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (const auto& f : frames) append_grid(os, mesh, f, "      ");
-  os << "    </Grid>\n";
-  os << kTail;
+  append_grid(os, mesh, frame, "      ");
   return os.str();
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
+std::string series_document(const std::string& name, const std::vector<std::string>& entries) {
+  const std::string head = std::string(kHead) + "    <Grid Name=\"" + xml_escape(name) +
+                           "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  const std::string tail = std::string("    </Grid>\n") + kTail;
+  std::size_t size = head.size() + tail.size();
+  for (const auto& e : entries) size += e.size();
+  std::string doc;
+  doc.reserve(size);
+  doc += head;
+  for (const auto& e : entries) doc += e;
+  return doc += tail;
+}
+
+std::string series_document(const std::string& name, const Mesh& mesh, const std::vector<Frame>& frames) {
+  std::vector<std::string> entries;
+  entries.reserve(frames.size());
+  for (const auto& f : frames) entries.push_back(series_entry(mesh, f));
+  return series_document(name, entries);
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  write_file_atomically(path, text, Durability::renamed);
+}
 
 }  // namespace stratus::xdmf

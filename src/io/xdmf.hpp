@@ -31,6 +31,11 @@ struct Frame {
 std::string frame_document(const Mesh& mesh, const Frame& frame);
 /// A complete document holding a temporal collection named `name` of every frame, in the given order.
 std::string series_document(const std::string& name, const Mesh& mesh, const std::vector<Frame>& frames);
+/// The element of one frame inside a series document, and the document made of such entries (the same
+/// text as the overload above): a writer that rewrites the series at every frame keeps the entries of
+/// the earlier frames rather than formatting every number of every frame again.
+std::string series_entry(const Mesh& mesh, const Frame& frame);
+std::string series_document(const std::string& name, const std::vector<std::string>& entries);
 
 /// Shortest decimal text that reads back as exactly `v`.
 std::string format_real(double v);
@@ -38,8 +43,9 @@ std::string format_real(double v);
 /// Text with the five XML special characters escaped (for attribute values and element text).
 std::string xml_escape(const std::string& s);
 
-/// write_file_atomically (io/atomic_file.hpp): a reader sees the old or the new file, never a partial
-/// one. Throws Error naming the path on failure.
+/// write_file_atomically (io/atomic_file.hpp) without fsync (Durability::renamed), as for the data the
+/// document points to: a reader sees the old or the new file, never a partial one. Throws Error naming
+/// the path on failure.
 void write_text_atomically(const std::string& path, const std::string& text);
 
 }  // namespace stratus::xdmf

@@ -1,0 +1,171 @@
+// Tests of the durability policy of output files (docs/output.md, "Durability"): grid snapshots, their
+// XDMF sidecars and trajectory sidecars are replaced by rename alone (no fsync on any rank), while
+// checkpoints and files written with Durability::synced are fsynced before their rename. fsync is counted
+// by a definition in this executable that forwards to the C library's, so the counts cover every call
+// Stratus makes. Each case also checks that only complete files are left under their final names. These
+// tests count calls; they do not time anything.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "domain/cart_decomp.hpp"
+#include "domain/local_grid.hpp"
+#include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
+#include "io/grid_output.hpp"
+#include "io/xdmf.hpp"
+#include "mpi_world.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+std::atomic<long> fsync_calls{0};
+
+}  // namespace
+
+extern "C" int fsync(int fd) {
+  using Fn = int (*)(int);
+  static const Fn real = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "fsync"));
+  ++fsync_calls;
+  return real ? real(fd) : 0;
+}
+
+namespace durability_test {
+
+namespace fs = std::filesystem;
+using stratus::test::world_rank;
+
+/// fsync calls made by f() on all ranks together.
+template <class F>
+long fsyncs_of(F&& f) {
+  const long before = fsync_calls.load();
+  f();
+  long mine = fsync_calls.load() - before, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+/// Names in dir that are not final files: temporaries and space reservations.
+std::vector<std::string> leftovers(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f.find(".tmp") != std::string::npos || f.find(".reserve") != std::string::npos) found.push_back(f);
+  }
+  return found;
+}
+
+/// A directory shared by all ranks: rank 0 creates it, the others learn its name.
+std::string shared_dir(const test::TempDir& mine) {
+  std::string path = mine.path.string();
+  int len = static_cast<int>(path.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  path.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(path.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return path;
+}
+
+TEST_CASE("the fsync counter sees the calls it is meant to count", "[io][durability]") {
+  test::TempDir tmp("stratus_durability");
+  const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
+  const long before = fsync_calls.load();
+  stratus::write_files_atomically({{a, "a\n"}, {b, "b\n"}});  // synced by default
+  CHECK(fsync_calls.load() - before >= 3);                    // both files and their directory
+  CHECK(read_text(a) == "a\n");
+  CHECK(read_text(b) == "b\n");
+  CHECK(leftovers(tmp.path).empty());
+}
+
+TEST_CASE("files replaced with Durability::renamed are complete, left alone on failure and not synced",
+          "[io][durability]") {
+  test::TempDir tmp("stratus_durability");
+  const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
+  const std::string big(1 << 20, 'x');
+  const long before = fsync_calls.load();
+  stratus::write_files_atomically({{a, "a1\n"}, {b, big}}, stratus::Durability::renamed);
+  stratus::write_file_atomically(a, "a2\n", stratus::Durability::renamed);
+  stratus::xdmf::write_text_atomically(b, "b2\n");
+  CHECK(fsync_calls.load() == before);
+  CHECK(read_text(a) == "a2\n");
+  CHECK(read_text(b) == "b2\n");
+  // A file that cannot be written replaces none, as with syncs.
+  const std::string missing = (tmp.path / "no_such_dir" / "c.txt").string();
+  CHECK_THROWS_AS(stratus::write_files_atomically({{a, "a3\n"}, {missing, "c\n"}}, stratus::Durability::renamed),
+                  stratus::Error);
+  CHECK(read_text(a) == "a2\n");
+  // A directory in the way is an error, as with a rename, and stays.
+  const fs::path onto_dir = tmp.path / "dir.xmf";
+  fs::create_directory(onto_dir);
+  CHECK_THROWS_AS(stratus::write_file_atomically(onto_dir.string(), "d\n", stratus::Durability::renamed),
+                  stratus::Error);
+  CHECK(fs::is_directory(onto_dir));
+  CHECK(leftovers(tmp.path).empty());
+}
+
+TEST_CASE("grid snapshots and their XDMF files are renamed into place without fsync", "[io][durability]") {
+  test::TempDir tmp("stratus_durability");
+  const std::string dir = shared_dir(tmp) + "/snapshots";
+  stratus::CartDecomp decomp(MPI_COMM_WORLD, stratus::Int3{8, 6, 4}, stratus::Int3{0, 0, 0}, {true, true, true});
+  const stratus::LocalGrid grid = stratus::make_local_grid(decomp, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 2);
+  const stratus::Field4D state = grid.allocate("state", 1);
+  Kokkos::deep_copy(state, 2.5);
+  stratus::Provenance prov;
+  prov.physics = "advection";
+  stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", prov);
+  const std::vector<stratus::GridVariable> vars = {{"q", "1", 0}};
+  for (int compression : {0, 1}) {
+    writer.set_compression(compression);
+    const long calls = fsyncs_of([&] {
+      writer.write(state, vars, 2 * compression, 0.0);
+      writer.write(state, vars, 2 * compression + 1, 0.1);
+    });
+    CHECK(calls == 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    for (const char* f : {"snap_000000.h5", "snap_000003.h5", "snap_000000.xmf", "snap_000003.xmf", "snap.xmf"})
+      CHECK(fs::is_regular_file(fs::path(dir) / f));
+    CHECK(read_text(fs::path(dir) / "snap.xmf").find("snap_000003.h5") != std::string::npos);
+    CHECK(leftovers(dir).empty());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("a checkpoint is fsynced before it is renamed", "[io][durability]") {
+  test::TempDir tmp("stratus_durability");
+  const std::string dir = shared_dir(tmp);
+  stratus::CheckpointMeta meta;
+  meta.physics = "advection";
+  meta.step = 4;
+  meta.deck_text = "deck";
+  const std::string path = stratus::checkpoint_path(dir, "run", 4);
+  const long calls = fsyncs_of([&] {
+    stratus::CheckpointWriter w(MPI_COMM_WORLD, path, meta);
+    w.write_values("values", {1.0, 2.0});
+    w.commit();
+  });
+  CHECK(calls >= 2);  // the file before its rename, the directory after
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    CHECK(fs::is_regular_file(path));
+    CHECK(leftovers(dir).empty());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+}  // namespace durability_test
