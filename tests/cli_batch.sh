@@ -25,11 +25,12 @@ EULER=(run "$SRC/inputs/climate/thermal.ini" --set grid.nx=60 --set grid.nz=30 -
        --set run.history_every=5 --set run.snapshot_every=0)
 chk() { printf '%s/%s_chk_%08d.h5' "$1" "$2" "$3"; }
 state() { (cd "$1" && find . -type f -exec md5sum {} + | sort); }
-N=120
+N=200
 
 # (a) uninterrupted reference, then the same run stopped three times by the stop file (a grid on which a
-# step takes about 10 ms, so that the stop lands a few steps after the one asked for)
-BIG=(--set grid.nx=400 --set grid.nz=200)
+# step takes about 8 ms on 2 ranks, so that the stop, polled every 0.1 s, lands a few steps after the one
+# asked for and long before step N)
+BIG=(--set grid.nx=800 --set grid.nz=400)
 ref=$T/ref
 expect_rc 0 "$T/log_ref" "$MPIEXEC" -n 2 "$STRATUS" "${EULER[@]}" "${BIG[@]}" --set run.output_dir="$ref" --set run.max_steps=$N --set run.checkpoint_every=40
 [[ -f $ref/thermal.done && -f $ref/thermal_report.json ]] || fail "a complete run left no thermal.done or report"

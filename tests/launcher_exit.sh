@@ -17,7 +17,7 @@ LAUNCH=$SRC/scripts/launch.sh
 mkdir -p "$T/tmp"
 export TMPDIR=$T/tmp
 
-M=4000  # steps of a complete run (5 to 25 s on 2 ranks, with the machine's load); the signals come before
+M=20000  # steps of a complete run (5 to 25 s on 2 ranks, with the machine's load); the signals come before
 DECK=(run "$SRC/inputs/climate/thermal.ini" --set grid.nx=100 --set grid.nz=50 --set run.t_end=1e9
       --set "run.max_steps=$M" --set run.checkpoint_every=100000 --set run.snapshot_every=0
       --set run.history_every=100 -q)
