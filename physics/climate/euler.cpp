@@ -193,8 +193,7 @@ void Euler::tendency(const Field4D& s, int dir, double hv_dt, const Field4D& ten
   for_each_cell(
       "euler::tendency", grid_, KOKKOS_LAMBDA(int i, int j, int k) {
         for (int v = 0; v < kEulerVars; ++v) {
-          double t = -(F(v, k + dk, j + dj, i + di) - F(v, k, j, i)) * inv_dx;
-          if (dk && v == kWmom) t -= s(kDens, k, j, i) * kGrav;
+          const double t = euler_flux::flux_divergence(F, s, v, k, j, i, di, dj, dk, inv_dx);
           tend(v, k, j, i) = add ? tend(v, k, j, i) + t : t;
         }
       });

@@ -98,6 +98,15 @@ KOKKOS_INLINE_FUNCTION void vertical_flux(const Field4D& s, int k, int j, int i,
   face_flux<true, 2>(st, hdi, hdti, hpi, wall, hv, nu, kappa, inv_dz, F);
 }
 
+/// The tendency of variable v in cell (i, j, k) from the face fluxes F along one direction (di, dj, dk a
+/// unit vector): -(F above - F below) / dx, with gravity's -rho g on rho w along z.
+KOKKOS_INLINE_FUNCTION double flux_divergence(const Field4D& F, const Field4D& s, int v, int k, int j, int i, int di,
+                                              int dj, int dk, double inv_dx) {
+  double t = -(F(v, k + dk, j + dj, i + di) - F(v, k, j, i)) * inv_dx;
+  if (dk && v == kWmom) t -= s(kDens, k, j, i) * kGrav;
+  return t;
+}
+
 // (|u_d| + c) / dx_d of cell (i, j, k), the largest over directions (split) or their sum (unsplit).
 KOKKOS_INLINE_FUNCTION double wave_rate(const Field4D& s, double hc, double htc, int k, int j, int i, double ix,
                                         double iy, double iz, bool sum) {

@@ -234,11 +234,8 @@ void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& ou
   const int di = dir == 0, dj = dir == 1, dk = dir == 2;
   for_each_cell(
       "euler::flux_update", g, KOKKOS_LAMBDA(int i, int j, int k) {
-        for (int v = 0; v < kEulerVars; ++v) {
-          double t = -(F(v, k + dk, j + dj, i + di) - F(v, k, j, i)) * inv_dx;
-          if (dk && v == kWmom) t -= s(kDens, k, j, i) * kGrav;
-          out(v, k, j, i) = init(v, k, j, i) + dt * t;
-        }
+        for (int v = 0; v < kEulerVars; ++v)
+          out(v, k, j, i) = init(v, k, j, i) + dt * euler_flux::flux_divergence(F, s, v, k, j, i, di, dj, dk, inv_dx);
       });
 }
 

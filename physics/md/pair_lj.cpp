@@ -160,10 +160,7 @@ struct PairKernel {
 
   KOKKOS_INLINE_FUNCTION void row(int i, double& esum, double& ecsum, double& wsum) const {
     if constexpr (Pot::kMasked) {
-      if constexpr (HALF)
-        masked_half_row(i, esum, wsum);
-      else
-        masked_row(i, esum, wsum);
+      masked_row(i, esum, wsum);
       return;
     }
     const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
@@ -208,18 +205,20 @@ struct PairKernel {
     }
   }
   KOKKOS_FORCEINLINE_FUNCTION void masked_row(int i, double& esum, double& wsum) const;
-  KOKKOS_FORCEINLINE_FUNCTION void masked_half_row(int i, double& esum, double& wsum) const;
 };
 
-// The full-list row of a potential with a masked() form: no branch and no write to another atom, so the
-// loop over the partners vectorises (gathers of the partners' positions and types). The sums run in
-// the vector lanes' order: the same bits on every run, rank count and thread count of one build.
-// Vector lanes the masked loops are padded to (8 doubles: AVX-512; a multiple of narrower vectors): the
-// padding lanes take i itself as partner and are masked out, so no scalar remainder loop runs.
+// The row of a potential with a masked() form, in blocks of partners: the forces of a block in a loop
+// without branches or writes to other atoms, which vectorises (gathers of the partners' positions and
+// types; which pairs lie inside the cutoff is no branch to mispredict), then, for a half list, the
+// partners' shares added through the ScatterView in a scalar loop. The sums run in the vector lanes'
+// order: the same bits on every run, rank count and thread count of one build. The loops are padded to
+// whole vectors of kLanes (8 doubles: AVX-512; a multiple of narrower vectors): the padding lanes take i
+// itself as partner and are masked out, so no scalar remainder loop runs.
 constexpr int kLanes = 8;
 
 template <class Pot, bool HALF, bool EV>
 KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, double& esum, double& wsum) const {
+  constexpr int kBlock = 64;
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
   // Plain pointers: the compiler then sees that nothing in the loop writes what it reads.
@@ -227,54 +226,14 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
   const int* __restrict ts = type.data();
   const int* __restrict js = nbr.data();
   const Pot pt = pot;  // a copy: the compiler then knows the loop writes none of its coefficients
-  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
-  const int s = off(i), t = off(i + 1);
-  const int padded = s + ((t - s + kLanes - 1) / kLanes) * kLanes;  // whole vectors: no scalar remainder
-#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-#pragma omp simd reduction(+ : fx, fy, fz, e, w)
-#endif
-  for (int p = s; p < padded; ++p) {
-    const bool valid = p < t;
-    const int j = valid ? js[p] : i;
-    const double dx = xi - xs[3 * j], dy = yi - xs[3 * j + 1], dz = zi - xs[3 * j + 2];
-    const double rsq = dx * dx + dy * dy + dz * dz;
-    double fp = 0.0, evdwl = 0.0;
-    pt.template masked<EV>(ti, ts[j], rsq, valid, fp, evdwl);
-    fx += dx * fp;
-    fy += dy * fp;
-    fz += dz * fp;
-    if (EV) {
-      e += 0.5 * evdwl;
-      w += 0.5 * rsq * fp;
-    }
-  }
-  f(i, 0) = fx;
-  f(i, 1) = fy;
-  f(i, 2) = fz;
-  esum += e;
-  wsum += w;
-}
-
-// The half-list row of a potential with a masked() form, in blocks of partners: the forces of a block
-// in a vectorised loop (into a small buffer), then the partners' shares added through the ScatterView
-// in a scalar loop. Which pairs lie inside the cutoff is then no branch to mispredict.
-template <class Pot, bool HALF, bool EV>
-KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_half_row(int i, double& esum, double& wsum) const {
-  constexpr int kBlock = 64;
-  const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-  const int ti = type(i);
-  const double* __restrict xs = x.data();
-  const int* __restrict ts = type.data();
-  const int* __restrict js = nbr.data();
-  const Pot pt = pot;  // a copy: the compiler then knows the loop writes none of its coefficients
   const int nl = newton_limit;
-  auto acc = sv.access();
+  [[maybe_unused]] auto acc = sv.access();  // unused by full lists
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
   double gx[kBlock], gy[kBlock], gz[kBlock];
   const int s = off(i), t = off(i + 1);
   for (int p0 = s; p0 < t; p0 += kBlock) {
     const int m = t - p0 < kBlock ? t - p0 : kBlock;
-    const int padded = ((m + kLanes - 1) / kLanes) * kLanes;  // <= kBlock; whole vectors
+    const int padded = ((m + kLanes - 1) / kLanes) * kLanes;  // <= kBlock
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
 #pragma omp simd reduction(+ : fx, fy, fz, e, w)
 #endif
@@ -285,30 +244,41 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_half_row(int 
       const double rsq = dx * dx + dy * dy + dz * dz;
       double fp = 0.0, evdwl = 0.0;
       pt.template masked<EV>(ti, ts[j], rsq, valid, fp, evdwl);
-      gx[q] = dx * fp;
-      gy[q] = dy * fp;
-      gz[q] = dz * fp;
-      fx += gx[q];
-      fy += gy[q];
-      fz += gz[q];
-      if (EV) {
-        const double weight = j < nl ? 1.0 : 0.5;  // a pair with a ghost counts half (listed from both sides)
+      const double ax = dx * fp, ay = dy * fp, az = dz * fp;
+      fx += ax;
+      fy += ay;
+      fz += az;
+      if constexpr (HALF) {
+        gx[q] = ax;
+        gy[q] = ay;
+        gz[q] = az;
+      }
+      if (EV) {  // a pair counts half when it is listed from both sides (full lists, pairs with a ghost)
+        const double weight = HALF && j < nl ? 1.0 : 0.5;
         e += weight * evdwl;
         w += weight * rsq * fp;
       }
     }
-    for (int q = 0; q < m; ++q) {
-      const int j = js[p0 + q];
-      if (j < nl) {
-        acc(j, 0) -= gx[q];
-        acc(j, 1) -= gy[q];
-        acc(j, 2) -= gz[q];
+    if constexpr (HALF) {
+      for (int q = 0; q < m; ++q) {
+        const int j = js[p0 + q];
+        if (j < nl) {
+          acc(j, 0) -= gx[q];
+          acc(j, 1) -= gy[q];
+          acc(j, 2) -= gz[q];
+        }
       }
     }
   }
-  acc(i, 0) += fx;
-  acc(i, 1) += fy;
-  acc(i, 2) += fz;
+  if constexpr (HALF) {
+    acc(i, 0) += fx;
+    acc(i, 1) += fy;
+    acc(i, 2) += fz;
+  } else {
+    f(i, 0) = fx;
+    f(i, 1) = fy;
+    f(i, 2) = fz;
+  }
   esum += e;
   wsum += w;
 }
