@@ -19,12 +19,12 @@ namespace stratus::climate {
 
 using namespace euler_const;
 
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)  // line kernels: CPUs only
 namespace {
 constexpr int kChunk = 128;  // cells per run: the face fluxes of a run (5 x 129 doubles) stay in L1 with the stencil rows
 using Flat = Kokkos::RangePolicy<ExecSpace>;
 }  // namespace
 
-#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)  // line kernels: CPUs only
 // Everything a stage kernel captures, copied out of the Euler object (no `this` in kernels).
 struct EulerStageArgs {
   Field4D init, s, out;

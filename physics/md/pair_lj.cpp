@@ -194,6 +194,11 @@ struct PairKernel {
         }
       }
     }
+    own_force(acc, i, fx, fy, fz);
+  }
+  // i's own force: added through the ScatterView (half lists, whose partners add theirs too) or stored.
+  template <class Access>
+  KOKKOS_FORCEINLINE_FUNCTION void own_force(Access& acc, int i, double fx, double fy, double fz) const {
     if constexpr (HALF) {
       acc(i, 0) += fx;
       acc(i, 1) += fy;
@@ -270,15 +275,7 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
       }
     }
   }
-  if constexpr (HALF) {
-    acc(i, 0) += fx;
-    acc(i, 1) += fy;
-    acc(i, 2) += fz;
-  } else {
-    f(i, 0) = fx;
-    f(i, 1) = fy;
-    f(i, 2) = fz;
-  }
+  own_force(acc, i, fx, fy, fz);
   esum += e;
   wsum += w;
 }
