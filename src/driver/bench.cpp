@@ -63,23 +63,31 @@ TriadResult triad_bandwidth(std::size_t bytes_per_array, int reps, MPI_Comm comm
   return TriadResult{static_cast<double>(n * sizeof(double)), best, sum / reps};
 }
 
+namespace {
+// Calls f() warmup times untimed, then n times between fences; the seconds of the slowest rank. Collective.
+template <class F>
+double timed_calls(int warmup, int n, MPI_Comm comm, F&& f) {
+  for (int c = 0; c < warmup; ++c) f();
+  Kokkos::fence();
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  for (int c = 0; c < n; ++c) f();
+  Kokkos::fence();
+  double t = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return t;
+}
+}  // namespace
+
 StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm) {
   STRATUS_REQUIRE(steps >= 1 && warmup >= 0, "bench needs steps >= 1 and warmup >= 0");
   sim.initialize();
   Clock clock;
-  auto step = [&]() {
+  const double t = timed_calls(warmup, steps, comm, [&]() {
     const double dt = sim.stable_dt();
     sim.advance(clock, dt);
     clock.tick(dt);
-  };
-  for (int s = 0; s < warmup; ++s) step();
-  Kokkos::fence();
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  for (int s = 0; s < steps; ++s) step();
-  Kokkos::fence();
-  double t = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  });
   StepResult r;
   r.steps = steps;
   r.seconds = t;
@@ -92,15 +100,12 @@ StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm) {
 KernelResult time_kernel(Simulation& sim, const std::string& name, int warmup, int calls, MPI_Comm comm) {
   STRATUS_REQUIRE(calls >= 1 && warmup >= 0, "bench needs calls >= 1 and warmup >= 0");
   sim.initialize();
-  for (int c = 0; c < warmup; ++c) sim.run_bench_kernel(name);
-  Kokkos::fence();
-  MPI_Barrier(comm);
-  double work = 0.0;
-  const double t0 = MPI_Wtime();
-  for (int c = 0; c < calls; ++c) work += sim.run_bench_kernel(name);
-  Kokkos::fence();
-  double t = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  double work = 0.0;  // of the timed calls only
+  int call = 0;
+  const double t = timed_calls(warmup, calls, comm, [&]() {
+    const double w = sim.run_bench_kernel(name);
+    if (call++ >= warmup) work += w;
+  });
   MPI_Allreduce(MPI_IN_PLACE, &work, 1, MPI_DOUBLE, MPI_SUM, comm);
   KernelResult r;
   r.calls = calls;
