@@ -22,6 +22,9 @@ stage="$work/stratus-gpu"
 mkdir -p "$stage/bin" "$stage/tests" "$stage/lib"
 cp "$build/stratus" "$stage/bin/"
 [ -x "$build/tests/bench_fft" ] && cp "$build/tests/bench_fft" "$stage/bin/"
+# The stand-in NVML of the telemetry tests, beside the executable where tests/cli_batch.sh looks for it
+# (scripts/gpu-check.sh hands its path to test_batch_support through STRATUS_FAKE_NVML).
+[ -f "$build/tests/libfake_nvml.so" ] && cp "$build/tests/libfake_nvml.so" "$stage/bin/"
 for t in "$build"/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$stage/tests/"; done
 mpiexec="$(readlink -f "$(command -v mpiexec.mpich)")"
 cp "$mpiexec" "$stage/bin/mpiexec"
@@ -49,10 +52,12 @@ for t in json.load(sys.stdin)["tests"]:
         if p["name"] == "ENVIRONMENT":
             env = " ".join(p["value"])
     np = 0
-    if cmd[0].endswith("mpiexec.mpich") or cmd[0] == mpiexec:
+    launchers = (mpiexec, "/usr/bin/mpiexec.mpich", "/usr/bin/mpiexec")
+    if cmd[0] in launchers:
         np = int(cmd[2])
     def rel(a):
-        a = a.replace(mpiexec, "@BUNDLE@/bin/mpiexec").replace("/usr/bin/mpiexec.mpich", "@BUNDLE@/bin/mpiexec")
+        if a in launchers:
+            return "@BUNDLE@/bin/mpiexec"
         a = a.replace(build + "/tests/", "@BUNDLE@/tests/").replace(build + "/stratus", "@BUNDLE@/bin/stratus")
         return a.replace(src, "@REPO@")
     print("\t".join([t["name"], str(np), env, " ".join(rel(a) for a in cmd)]))

@@ -21,6 +21,14 @@ chk() { printf '%s/thermal_chk_%08d.h5' "$1" "$2"; }
 ref=$T/ref
 expect_rc 0 "$T/log_ref" "$MPIEXEC" -n 2 "$STRATUS" "${RUN[@]}" --set run.output_dir="$ref"
 
+# A decoy: another run of the same executable, as a test running beside this one under `ctest -j` would
+# have, held stopped (a signal sent to it stays pending until it continues). The signals below must not
+# reach it.
+"$STRATUS" "${RUN[@]}" --set run.output_dir="$T/decoy" --set run.progress_every=1 > "$T/log_decoy" 2>&1 &
+decoy=$!
+wait_for_line "^step " "$T/log_decoy" $decoy
+kill -STOP $decoy
+
 p=$T/preempted
 clean=0 repeated=0 second=0 during=0
 for i in $(seq 10); do
@@ -30,7 +38,8 @@ for i in $(seq 10); do
   # once the segment steps (its stop handlers are in place), a random moment within the next 0.4 s
   wait_for_line "^step " "$T/log_$i" $pid
   sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
-  ranks=$(pgrep -f "^$STRATUS run " || true)
+  # this run's ranks only (their output directory is this test's), never another test's running beside it
+  ranks=$(pgrep -f "^$STRATUS run .* run[.]output_dir=$p --set" || true)
   if [[ -z $ranks ]]; then
     rc=0
     wait $pid || rc=$?
@@ -64,9 +73,15 @@ for i in $(seq 10); do
   [[ -z $newest || $newest == *_chk_*.h5 ]] || fail "segment $i: check --restart auto chose '$newest'"
 done
 expect_rc 0 "$T/log_end" "$MPIEXEC" -n 2 "$STRATUS" "${RUN[@]}" --set run.output_dir="$p" --restart auto
+kill -CONT $decoy
+sleep 1
+kill -KILL $decoy 2> /dev/null || true
+rc=0
+wait $decoy || rc=$?
+[[ $rc -eq 137 ]] || { cat "$T/log_decoy" >&2; fail "the decoy run beside the test ended with exit $rc: a signal meant for the test's own ranks reached it"; }
 h5diff -q "$(chk "$ref" $N)" "$(chk "$p" $N)" /data/fields /data/fields ||
   fail "after ten preemptions the state at step $N differs from the uninterrupted run"
 last=$(tail -n 1 "$p/thermal_history.csv" | cut -d, -f1)
 [[ $last == "$N" ]] || fail "the preempted run's history ends at step $last"
 segments=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["segments"]))' "$p/thermal_report.json")
-pass "ten SIGTERMs at random moments ($clean clean stops with exit 3, $repeated of them SIGTERM twice; $second followed by SIGINT, $during of those during a checkpoint write): restartable each time; step $N bitwise equal to one run ($segments segments reported)"
+pass "ten SIGTERMs at random moments ($clean clean stops with exit 3, $repeated of them SIGTERM twice; $second followed by SIGINT, $during of those during a checkpoint write): restartable each time; step $N bitwise equal to one run ($segments segments reported); a run beside it untouched"

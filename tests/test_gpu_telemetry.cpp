@@ -1,5 +1,6 @@
 // Unit tests of core/gpu_telemetry against tests/fake_nvml.c (STRATUS_FAKE_NVML, the fake's path, is set
-// by CMake and handed to the code through STRATUS_NVML_LIBRARY): two devices with their canned names,
+// by CMake, or at run time by the environment variable of that name when the tests run away from their
+// build tree, as in scripts/gpu-check.sh; handed to the code through STRATUS_NVML_LIBRARY): two devices with their canned names,
 // bus ids and readings, a failing power query read as NaN, min/mean/max over a varying temperature,
 // selection by bus id, a sampler thread that samples and stops at once, NVML shut down on destruction;
 // and a missing library: unavailable with a reason, no statistics, no crash. One rank, well under a second.
@@ -42,11 +43,17 @@ class NvmlLibrary {
   std::string old_;
 };
 
+/// The fake's path: $STRATUS_FAKE_NVML where set (a bundle moved to another machine), else the build tree's.
+static const char* fake_nvml_path() {
+  const char* env = ::getenv("STRATUS_FAKE_NVML");
+  return env != nullptr && *env != '\0' ? env : STRATUS_FAKE_NVML;
+}
+
 /// The fake's count of nvmlInit_v2 calls not yet matched by nvmlShutdown (the test holds the library
 /// open itself, so the count survives GpuTelemetry's dlclose).
 class FakeReferences {
  public:
-  FakeReferences() : lib_(::dlopen(STRATUS_FAKE_NVML, RTLD_NOW | RTLD_LOCAL)) {
+  FakeReferences() : lib_(::dlopen(fake_nvml_path(), RTLD_NOW | RTLD_LOCAL)) {
     REQUIRE(lib_ != nullptr);
     fn_ = reinterpret_cast<int (*)()>(::dlsym(lib_, "fake_nvml_references"));
     REQUIRE(fn_ != nullptr);
@@ -67,7 +74,7 @@ GpuStats only(const std::vector<GpuStats>& s) {
 }  // namespace
 
 TEST_CASE("GpuTelemetry reads the canned values of two fake devices", "[gpu]") {
-  NvmlLibrary lib(STRATUS_FAKE_NVML);
+  NvmlLibrary lib(fake_nvml_path());
   FakeReferences refs;
   {
     GpuTelemetry t;
@@ -112,7 +119,7 @@ TEST_CASE("GpuTelemetry reads the canned values of two fake devices", "[gpu]") {
 }
 
 TEST_CASE("GpuTelemetry selects devices by PCI bus id", "[gpu]") {
-  NvmlLibrary lib(STRATUS_FAKE_NVML);
+  NvmlLibrary lib(fake_nvml_path());
   {
     GpuTelemetry t({"00000000:86:00.0", "00000000:01:00.0"});  // the second is not there: skipped
     REQUIRE(t.available());
@@ -131,7 +138,7 @@ TEST_CASE("GpuTelemetry selects devices by PCI bus id", "[gpu]") {
 }
 
 TEST_CASE("GpuTelemetry samples on its thread and stops it at once", "[gpu]") {
-  NvmlLibrary lib(STRATUS_FAKE_NVML);
+  NvmlLibrary lib(fake_nvml_path());
   FakeReferences refs;
   {
     GpuTelemetry t;
