@@ -15,6 +15,7 @@
 #include <Kokkos_ScatterView.hpp>
 
 #include "core/error.hpp"
+#include "core/fixed_point_sum.hpp"
 #include "core/timer.hpp"
 #include "md/kspace.hpp"
 
@@ -90,6 +91,32 @@ void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& 
   Kokkos::Experimental::contribute(dest, sv);
 }
 
+using SfFixed = Kokkos::View<unsigned long long* [2], Kokkos::LayoutRight, MemSpace>;
+
+/// structure_factors with order-independent sums (core/fixed_point_sum.hpp).
+void structure_factors_fixed(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf,
+                             const SfFixed& acc, const FixedPointSum& fp) {
+  Kokkos::deep_copy(acc, 0ULL);
+  const auto x = atoms.x;
+  const auto q = atoms.q;
+  const int nk = static_cast<int>(kint.extent(0));
+  Kokkos::parallel_for(
+      "ewald::structure_factors_fixed", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+        const PhaseTable p(geo, x, i);
+        const double qi = q(i);
+        for (int m = 0; m < nk; ++m) {
+          const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));
+          fp.add(&acc(m, 0), qi * e.real());
+          fp.add(&acc(m, 1), qi * e.imag());
+        }
+      });
+  Kokkos::parallel_for(
+      "ewald::fixed_to_sf", Kokkos::RangePolicy<ExecSpace>(0, nk), KOKKOS_LAMBDA(int m) {
+        sf(m, 0) = fp.real(acc(m, 0));
+        sf(m, 1) = fp.real(acc(m, 1));
+      });
+}
+
 void ewald_forces(const Particles& atoms, const Geometry& geo, const KInt& kint, const KVec& kv,
                   const Kokkos::View<double*, MemSpace>& ug, const SF& sf, double pre, const ParticleVec& f) {
   const auto x = atoms.x;
@@ -149,7 +176,13 @@ class Ewald final : public KSpace {
     ug_ = Kokkos::View<double*, MemSpace>("ewald::ug", nk_);
     sf_ = Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace>("ewald::sf", nk_);
     sf_host_ = Kokkos::create_mirror_view(sf_);
-    sf_scatter_ = Kokkos::Experimental::create_scatter_view(sf_);
+    if (c.fixed_point_sums) {
+      sf_fixed_ = SfFixed("ewald::sf_fixed", nk_);
+      // |partial sums| <= sum |q_i| <= sqrt(N sum q_i^2)
+      fixed_ = FixedPointSum::for_bound(std::sqrt(static_cast<double>(s.natoms) * s.qsqsum));
+    } else {
+      sf_scatter_ = Kokkos::Experimental::create_scatter_view(sf_);
+    }
     kint_ = Kokkos::View<int* [3], Kokkos::LayoutRight, MemSpace>("ewald::kint", nk_);
     kvec_host_ = Kokkos::create_mirror_view(kvec_);
     ug_host_ = Kokkos::create_mirror_view(ug_);
@@ -184,7 +217,10 @@ class Ewald final : public KSpace {
 
   KSpaceResult compute(const Particles& atoms, const ParticleVec& f, bool energy) override {
     // Structure factors of this rank's atoms, summed over the ranks, then the forces.
-    structure_factors(atoms, geo_, kint_, sf_, sf_scatter_);
+    if (choice_.fixed_point_sums)
+      structure_factors_fixed(atoms, geo_, kint_, sf_, sf_fixed_, fixed_);
+    else
+      structure_factors(atoms, geo_, kint_, sf_, sf_scatter_);
     Kokkos::deep_copy(sf_host_, sf_);
     {
       ScopedPhase phase(Phase::communication);
@@ -221,7 +257,9 @@ class Ewald final : public KSpace {
   Kokkos::View<double*, MemSpace> ug_;
   Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace> sf_;
   Kokkos::View<double* [2], Kokkos::LayoutRight, MemSpace>::HostMirror sf_host_;
-  SfScatter sf_scatter_;
+  SfScatter sf_scatter_;  // per-thread copies on CPUs, atomics on GPUs
+  SfFixed sf_fixed_;      // instead, with choice_.fixed_point_sums
+  FixedPointSum fixed_;
   Kokkos::View<int* [3], Kokkos::LayoutRight, MemSpace> kint_;
   Geometry geo_{};
   KVec::HostMirror kvec_host_;                          // the k-vectors and coefficients, for the energy

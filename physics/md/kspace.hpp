@@ -40,6 +40,9 @@ struct KSpaceChoice {
   int order = 5;  ///< PPPM
   Int3 kmax{};    ///< Ewald
   bool ad = false;  ///< PPPM: analytic differentiation (else ik)
+  /// Charges (PPPM) and structure factors (Ewald) summed in fixed point (core/fixed_point_sum.hpp): the
+  /// same bits whatever order the atomic adds of a GPU land in; else a ScatterView in floating point.
+  bool fixed_point_sums = false;
   double accuracy_abs = 0.0;       ///< the requested absolute RMS force accuracy (force units)
   double estimated_kspace = 0.0;   ///< estimated RMS force error of the k-space part (force units)
   double estimated_rspace = 0.0;   ///< ... of the real-space cutoff

@@ -24,12 +24,18 @@ void MDSimulation::make_kspace(const AtomData& all) {
   sys.cutoff = p_.coul_cutoff;
   sys.qqrd2e = units_.qqr2e;
   sys.skin = p_.skin;
+  // A GPU adds by atomics, in an order that varies from run to run: fixed-point sums keep runs and
+  // restarts bit for bit there.
+  constexpr bool kAtomicAdds = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  const bool fixed = p_.kspace_sums == KSpaceSums::fixed || (p_.kspace_sums == KSpaceSums::automatic && kAtomicAdds);
   if (p_.kspace == KSpaceStyle::ewald) {
-    kspace_ = make_ewald(sys, choose_ewald(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.ewald_kmax), pc_->comm());
+    KSpaceChoice c = choose_ewald(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.ewald_kmax);
+    c.fixed_point_sums = fixed;
+    kspace_ = make_ewald(sys, c, pc_->comm());
   } else {
-    kspace_ = make_pppm(
-        sys, choose_pppm(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.kspace_grid, p_.kspace_order, p_.kspace_ad),
-        *pc_, transport_);
+    KSpaceChoice c = choose_pppm(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.kspace_grid, p_.kspace_order, p_.kspace_ad);
+    c.fixed_point_sums = fixed;
+    kspace_ = make_pppm(sys, c, *pc_, transport_);
   }
   coul_.lj = p_.lj();
   coul_.ljc = coeffs_;

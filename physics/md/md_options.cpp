@@ -33,6 +33,7 @@ const Choices<PairStyle> kPairStyles = {{"lj/cut", PairStyle::lj_cut},
 const Choices<KSpaceStyle> kKSpaces = {{"pppm", KSpaceStyle::pppm}, {"ewald", KSpaceStyle::ewald}};
 const Choices<bool> kErfc = {{"exact", true}, {"polynomial", false}};
 const Choices<bool> kDiff = {{"ik", false}, {"ad", true}};
+const Choices<KSpaceSums> kSums = {{"auto", KSpaceSums::automatic}, {"fixed", KSpaceSums::fixed}, {"float", KSpaceSums::floating}};
 const Choices<Ensemble> kEnsembles = {{"nve", Ensemble::nve}, {"langevin", Ensemble::langevin}, {"nhc", Ensemble::nhc}};
 }  // namespace
 
@@ -94,6 +95,11 @@ void MDParams::bind(B& o) {
   o.choice(&P::kspace_ad, "md.kspace_diff", kDiff, false,
            "PPPM differentiation: ik (the field from i k phi(k), three backward FFTs) or ad (the gradient of the "
            "assignment weights, one backward FFT and a self-force correction; LAMMPS' kspace_modify diff)");
+  o.choice(&P::kspace_sums, "md.kspace_sums", kSums, KSpaceSums::automatic,
+           "how the charges (PPPM) and structure factors (Ewald) are summed over atoms: fixed (64-bit fixed "
+           "point: the same bits in every run, relative rounding about 1e-13), float (floating point, added "
+           "by per-thread copies on CPUs and by atomics in a varying order on GPUs) or auto (fixed on GPUs, "
+           "float on CPUs)");
   o.integers(&P::ewald_kmax, "md.ewald_kmax", {0, 0, 0}, "",
              "Ewald: largest wave-vector index in x y z (0 0 0: from the accuracy)")
       .at_least(0);
@@ -199,7 +205,7 @@ MDParams MDParams::from_deck(const Deck& deck) {
   p.charge_set = deck.is_set("md.charge");
   if (!p.coulomb()) {
     for (const char* key : {"md.kspace", "md.kspace_accuracy", "md.kspace_gewald", "md.kspace_grid", "md.kspace_order",
-                            "md.kspace_diff", "md.ewald_kmax", "md.coul_cutoff", "md.coul_erfc"})
+                            "md.kspace_diff", "md.kspace_sums", "md.ewald_kmax", "md.coul_cutoff", "md.coul_erfc"})
       STRATUS_INPUT_REQUIRE(!deck.is_set(key), "key '" << key << "' needs a coul/long pair style (md.pair_style = "
                                                        << "lj/cut/coul/long or coul/long)");
   }

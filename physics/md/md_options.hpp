@@ -14,6 +14,7 @@ enum class Ensemble { nve, langevin, nhc };
 enum class ListKind { automatic, half, full };
 enum class PairStyle { lj_cut, lj_cut_coul_long, coul_long };
 enum class KSpaceStyle { pppm, ewald };
+enum class KSpaceSums { automatic, fixed, floating };
 
 // Defaults are those of the bindings in md_options.cpp.
 struct MDParams {
@@ -65,6 +66,7 @@ struct MDParams {
   Int3 kspace_grid{};               // PPPM grid (0 0 0: from the accuracy)
   int kspace_order{};               // PPPM charge assignment order 2 .. 7
   bool kspace_ad{};                 // PPPM analytic differentiation (else ik)
+  KSpaceSums kspace_sums{};         // charge / structure-factor sums: fixed point or floating point
   Int3 ewald_kmax{};                // Ewald: largest |k| index per direction (0 0 0: from the accuracy)
   bool erfc_exact{};                // real-space erfc: exact, or LAMMPS' polynomial
   bool neutralize{};                // accept a net charge (a uniform neutralising background)

@@ -21,6 +21,7 @@
 #include "comm/grid_halo.hpp"
 #include "comm/particle_comm.hpp"
 #include "core/error.hpp"
+#include "core/fixed_point_sum.hpp"
 #include "core/timer.hpp"
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
@@ -95,6 +96,43 @@ void assign_charges(const Particles& atoms, const GridMap& gm, double delvolinv,
       });
   Field4D dest = rho;
   Kokkos::Experimental::contribute(dest, sv);
+}
+
+using FixedField = Kokkos::View<unsigned long long****, Kokkos::LayoutRight, MemSpace>;
+
+/// assign_charges with order-independent sums (core/fixed_point_sum.hpp): the same density, to rounding,
+/// in the same bits whatever order the atomics land in.
+void assign_charges_fixed(const Particles& atoms, const GridMap& gm, double delvolinv, const Field4D& rho,
+                          const FixedField& acc, const FixedPointSum& fp, const Kokkos::View<int*, MemSpace>& out_of_range) {
+  Kokkos::deep_copy(acc, 0ULL);
+  const auto x = atoms.x;
+  const auto q = atoms.q;
+  const int nx = static_cast<int>(rho.extent(3)), ny = static_cast<int>(rho.extent(2)),
+            nz = static_cast<int>(rho.extent(1));
+  Kokkos::parallel_for(
+      "pppm::assign_charges_fixed", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+        int c[3];
+        double w[3][kMaxOrder];
+        gm.stencil(x, i, c, w);
+        if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] + gm.st.order > nx || c[1] + gm.st.order > ny ||
+            c[2] + gm.st.order > nz) {
+          out_of_range(0) = 1;
+          return;
+        }
+        const double z0 = delvolinv * q(i);
+        for (int n = 0; n < gm.st.order; ++n) {
+          const double y0 = z0 * w[2][n];
+          for (int m = 0; m < gm.st.order; ++m) {
+            const double x0 = y0 * w[1][m];
+            for (int l = 0; l < gm.st.order; ++l) fp.add(&acc(0, c[2] + n, c[1] + m, c[0] + l), x0 * w[0][l]);
+          }
+        }
+      });
+  const auto flat = Kokkos::View<unsigned long long*, MemSpace>(acc.data(), acc.size());
+  const auto out = Kokkos::View<double*, MemSpace>(rho.data(), rho.size());
+  Kokkos::parallel_for(
+      "pppm::fixed_to_density", Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(flat.extent(0))),
+      KOKKOS_LAMBDA(long k) { out(k) = fp.real(flat(k)); });
 }
 
 void owned_to_brick(const LocalGrid& g, const Field4D& rho, const fft::RealBrick& brick) {
@@ -267,7 +305,15 @@ class PPPM final : public KSpace {
       grid_.dx[d] = len[d] / n[d];
     }
     rho_ = grid_.allocate("pppm::density", 1);
-    scatter_ = Kokkos::Experimental::create_scatter_view(rho_);
+    if (c.fixed_point_sums) {
+      rho_fixed_ = FixedField("pppm::density_fixed", rho_.extent(0), rho_.extent(1), rho_.extent(2), rho_.extent(3));
+      // Every partial sum at a grid point is at most delvolinv sum |q_i| <= delvolinv sqrt(N sum q_i^2)
+      // (the weights are non-negative and sum to 1 per atom).
+      fixed_ = FixedPointSum::for_bound(static_cast<double>(n[0]) * n[1] * n[2] / sys_.volume() *
+                                        std::sqrt(static_cast<double>(s.natoms) * s.qsqsum));
+    } else {
+      scatter_ = Kokkos::Experimental::create_scatter_view(rho_);
+    }
     field_ = grid_.allocate("pppm::field", 3);
     halo_ = std::make_unique<GridHalo>(decomp_, grid_, 3, width, true, transport);
     fft::Box3 box;
@@ -301,18 +347,21 @@ class PPPM final : public KSpace {
   }
 
   std::string describe() const override {
-    char b[320];
+    char b[352];
     std::snprintf(b, sizeof b,
                   "pppm: g_ewald %.10g, grid %d x %d x %d, order %d, %s differentiation, %d ghost layers, "
-                  "estimated RMS force error %.3g (%.3g relative); %s",
+                  "%s-point charge sums, estimated RMS force error %.3g (%.3g relative); %s",
                   choice_.g_ewald, choice_.grid[0], choice_.grid[1], choice_.grid[2], choice_.order,
-                  choice_.ad ? "ad" : "ik", grid_.ng[0],
+                  choice_.ad ? "ad" : "ik", grid_.ng[0], choice_.fixed_point_sums ? "fixed" : "floating",
                   choice_.estimated(), choice_.estimated() / two_charge_force(sys_.qqrd2e), fft_->describe().c_str());
     return b;
   }
 
   KSpaceResult compute(const Particles& atoms, const ParticleVec& f, bool energy) override {
-    assign_charges(atoms, gm_, delvolinv_, rho_, scatter_, out_of_range_);
+    if (choice_.fixed_point_sums)
+      assign_charges_fixed(atoms, gm_, delvolinv_, rho_, rho_fixed_, fixed_, out_of_range_);
+    else
+      assign_charges(atoms, gm_, delvolinv_, rho_, scatter_, out_of_range_);
     halo_->scatter_add(rho_);
     owned_to_brick(grid_, rho_, brick_);
     fft_->forward(brick_, rho_hat_);
@@ -361,6 +410,8 @@ class PPPM final : public KSpace {
   Field4D potential_;  // ad
   SelfForce self_force_{};
   DensityScatter scatter_;  // per-thread copies on CPUs, atomics on GPUs
+  FixedField rho_fixed_;    // instead, with choice_.fixed_point_sums
+  FixedPointSum fixed_;
   fft::RealBrick brick_;
   fft::SpectralPoints rho_hat_, work_, grad_;
   Kokkos::View<double*, MemSpace> greens_;
