@@ -198,7 +198,7 @@ section_sanitizer() {
   for c in "advection|--set grid.nx=32 --set grid.ny=32 --set grid.nz=32" \
            "euler_2d|$root/inputs/climate/thermal.ini --set grid.nx=64 --set grid.nz=32" \
            "euler_3d|$root/inputs/climate/thermal3d.ini --set grid.nx=16 --set grid.ny=16 --set grid.nz=16" \
-           "shallow_water|$root/inputs/climate/dam_break.ini --set grid.nx=64 --set grid.ny=16" \
+           "shallow_water|$root/inputs/climate/sw_dam_break.ini --set grid.nx=64 --set grid.ny=16" \
            "md_full|$root/inputs/md/lj_melt.ini --set md.cells=6,6,6 --set md.neighbor=full" \
            "md_half|$root/inputs/md/lj_melt.ini --set md.cells=6,6,6 --set md.neighbor=half" \
            "pppm|$root/inputs/md/nacl_melt.ini --set md.cells=3,3,3 --set md.ensemble=nve"; do
