@@ -288,7 +288,7 @@ done
   printf 'flags\t%s\n' "$flags"
   printf 'build_type\t%s\n' "$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$exe_dir/CMakeCache.txt" 2>/dev/null)"
   printf 'kokkos\t%s\n' "$(echo "$info" | sed -n 's/^ *Kokkos: //p')"
-  printf 'device\t%s\n' "$(echo "$info" | sed -n 's/^ *device: //p' | head -n 1)"
+  printf 'device\t%s\n' "$(echo "$info" | sed -n -e 's/^ *device: //p' -e 's/^ *CUDA device [0-9]* of [0-9]*: //p' | head -n 1)"
   printf 'mpi\t%s\n' "$(echo "$info" | sed -n 's/^ *MPI: //p' | tr '\t' ' ')"
   printf 'stratus\t%s\n' "$("$exe" --version 2>/dev/null | head -n 1)"
   printf 'git_revision\t%s\n' "$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"

@@ -170,8 +170,8 @@ section_bench() {
     say "3D 256^3, 2 ranks: FAIL, see gpu-check-logs/bench_np2.log"; fail=$((fail + 1))
   fi
 }
-# The benchmark suite (scripts/bench.sh) with this bundle's executable: the full-size case list (GPU-sized
-# grids and 256,000 atoms) once, at 1 and 2 ranks on the one GPU; LAMMPS where installed. Its table goes
+# The benchmark suite (scripts/bench.sh) with this bundle's executable: the same case list as on a CPU (small for a GPU:
+# the bench part has GPU-sized cases) once, at 1 and 2 ranks on the one GPU; LAMMPS where installed. Its table goes
 # into the report, bench.json beside the logs.
 section_suite() {
   say ""
