@@ -25,6 +25,7 @@
 
 #include "core/error.hpp"
 #include "domain/grid_options.hpp"
+#include "driver/bench.hpp"
 #include "md/md_simulation.hpp"
 #include "mpi_world.hpp"
 
@@ -148,6 +149,15 @@ TEST_CASE("100 NVE steps reproduce LAMMPS' thermo to 1e-10", "[md][lammps]") {
       }
     }
   }
+}
+
+TEST_CASE("Benchmark steps skip the energy, as a run's steps between reports do", "[md]") {
+  // stratus bench times steps "without output or diagnostics": an energy pass on every step made the
+  // MD figures of `stratus bench` (and the GPU check's) slower than a run's steps.
+  MDSimulation sim(params_from("cells = 6 6 6\n"), MPI_COMM_WORLD);  // wide enough for 2 ranks per direction
+  const StepResult r = time_steps(sim, 1, 3, MPI_COMM_WORLD);
+  CHECK(r.steps == 3);
+  CHECK_FALSE(sim.energies_current());
 }
 
 TEST_CASE("Forces equal -dE/dx through ghosts and periodic images", "[md]") {

@@ -88,6 +88,8 @@ class MDSimulation : public Simulation {
   /// The long-range solver (coul/long styles; null otherwise).
   const KSpace* kspace() const { return kspace_.get(); }
   KSpace* kspace() { return kspace_.get(); }
+  /// Whether the last force pass also computed the energy and virial (a reporting step).
+  bool energies_current() const { return ev_current_; }
   long long natoms() const { return natoms_; }
   double volume() const { return (hi_[0] - lo_[0]) * (hi_[1] - lo_[1]) * (hi_[2] - lo_[2]); }
   int reneighbors() const { return reneighbors_; }

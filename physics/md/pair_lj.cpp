@@ -149,6 +149,9 @@ struct PairKernel {
   int newton_limit;
   ParticleVec f;
   Scatter sv;
+  // Half lists with one thread on the host: f itself, written directly (no ScatterView indexing per
+  // partner); null otherwise.
+  double* direct = nullptr;
 
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
     double e = 0.0, ec = 0.0, w = 0.0;
@@ -200,6 +203,12 @@ struct PairKernel {
   template <class Access>
   KOKKOS_FORCEINLINE_FUNCTION void own_force(Access& acc, int i, double fx, double fy, double fz) const {
     if constexpr (HALF) {
+      if (direct) {
+        direct[3 * i] += fx;
+        direct[3 * i + 1] += fy;
+        direct[3 * i + 2] += fz;
+        return;
+      }
       acc(i, 0) += fx;
       acc(i, 1) += fy;
       acc(i, 2) += fz;
@@ -265,12 +274,23 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
       }
     }
     if constexpr (HALF) {
-      for (int q = 0; q < m; ++q) {
-        const int j = js[p0 + q];
-        if (j < nl) {
-          acc(j, 0) -= gx[q];
-          acc(j, 1) -= gy[q];
-          acc(j, 2) -= gz[q];
+      if (double* __restrict fd = direct) {
+        for (int q = 0; q < m; ++q) {
+          const int j = js[p0 + q];
+          if (j < nl) {
+            fd[3 * j] -= gx[q];
+            fd[3 * j + 1] -= gy[q];
+            fd[3 * j + 2] -= gz[q];
+          }
+        }
+      } else {
+        for (int q = 0; q < m; ++q) {
+          const int j = js[p0 + q];
+          if (j < nl) {
+            acc(j, 0) -= gx[q];
+            acc(j, 1) -= gy[q];
+            acc(j, 2) -= gz[q];
+          }
         }
       }
     }
@@ -280,6 +300,8 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
   wsum += w;
 }
 
+constexpr bool kHostMemory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+
 template <class Pot, bool HALF>
 PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
@@ -288,7 +310,7 @@ PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
     Kokkos::parallel_reduce(HALF ? "pair::compute_half_ev" : "pair::compute_full_ev", Policy(0, n), k, r.energy,
                             r.ecoul, r.virial);
   } else {
-    const PairKernel<Pot, HALF, false> kf{k.pot, k.x, k.type, k.off, k.nbr, k.newton_limit, k.f, k.sv};
+    const PairKernel<Pot, HALF, false> kf{k.pot, k.x, k.type, k.off, k.nbr, k.newton_limit, k.f, k.sv, k.direct};
     Kokkos::parallel_for(HALF ? "pair::compute_half" : "pair::compute_full", Policy(0, n), kf);
   }
   return r;
@@ -313,6 +335,10 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   if (!half) {
     const PairKernel<Pot, false, true> k{pot, x, type, list.offsets(), list.neighbors(), n_local, f, {}};
     return run_pair<Pot, false>(k, n_local, energy);
+  }
+  if (kHostMemory && ExecSpace().concurrency() == 1 && Pot::kMasked) {  // one thread: no accumulator needed
+    const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, {}, f.data()};
+    return run_pair<Pot, true>(k, n_local, energy);
   }
   PairScratch local;
   PairScratch& s = scratch ? *scratch : local;

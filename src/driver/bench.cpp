@@ -82,6 +82,7 @@ double timed_calls(int warmup, int n, MPI_Comm comm, F&& f) {
 StepResult time_steps(Simulation& sim, int warmup, int steps, MPI_Comm comm) {
   STRATUS_REQUIRE(steps >= 1 && warmup >= 0, "bench needs steps >= 1 and warmup >= 0");
   sim.initialize();
+  sim.will_report(false);  // no diagnostics: the steps a run does between its reports (MD: no energies)
   Clock clock;
   const double t = timed_calls(warmup, steps, comm, [&]() {
     const double dt = sim.stable_dt();
