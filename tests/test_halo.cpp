@@ -37,8 +37,9 @@ int rank_of(const CartDecomp& dc, const Int3& g) {  // owner of a global cell (i
 }
 
 // Fills the field: owned cells get (stamp, owner rank) pairs, ghosts kUntouched; returns mismatches.
+// only >= 0: the halo of the face links along that direction alone (the other ghosts stay untouched).
 long long run_case(const Int3& n, const Int3& dims, std::array<bool, 3> periodic, int width, int nvar, bool corners,
-                   bool overlap_work, bool fused) {
+                   bool overlap_work, bool fused, int only = -1) {
   CartDecomp dc(MPI_COMM_WORLD, n, dims, periodic);
   LocalGrid grid = make_local_grid(dc, Real3{0, 0, 0}, Real3{1, 1, 1}, 3);
   Field4D f = grid.allocate("test::f", 2 * nvar);
@@ -55,7 +56,7 @@ long long run_case(const Int3& n, const Int3& dims, std::array<bool, 3> periodic
           f(2 * v + 1, k, j, i) = me;
         }
       });
-  GridHalo halo(dc, grid, 2 * nvar, width, corners);
+  GridHalo halo(dc, grid, 2 * nvar, width, corners, HaloTransport::host_staged, only);
   halo.set_fused_packing(fused);
   halo.start(f);
   if (overlap_work) {  // interior work between start and finish must not disturb the exchange
@@ -73,12 +74,14 @@ long long run_case(const Int3& n, const Int3& dims, std::array<bool, 3> periodic
         const int idx[3] = {i, j, k};
         Int3 gl;
         int outside = 0;       // directions in which the cell is a ghost
+        int outdir = -1;       // one of them
         bool in_layer = true;  // within `width` layers of the owned region in every ghost direction
         bool wall = false;
         for (int d = 0; d < 3; ++d) {
           const int rel = idx[d] - g.ng[d];
           if (rel < 0 || rel >= g.n[d]) {
             ++outside;
+            outdir = d;
             if (rel < -width || rel >= g.n[d] + width) in_layer = false;
           }
           long long gd = g.offset[d] + rel;
@@ -90,7 +93,8 @@ long long run_case(const Int3& n, const Int3& dims, std::array<bool, 3> periodic
           }
           gl[d] = static_cast<int>(gd);
         }
-        const bool expect_filled = outside > 0 && in_layer && !wall && (corners || outside == 1);
+        const bool expect_filled = outside > 0 && in_layer && !wall && (corners || outside == 1) &&
+                                   (only < 0 || (outside == 1 && outdir == only));
         for (int v = 0; v < nvar; ++v) {
           const double val = h(2 * v, k, j, i), owner = h(2 * v + 1, k, j, i);
           if (outside == 0) continue;
@@ -126,6 +130,11 @@ TEST_CASE("halo fills every ghost cell with its image's owner and global index",
                         << bc[1] << bc[2] << " width " << width << " corners " << corners << " fused " << fused);
             const int nvar = width == 2 ? 3 : 1;
             REQUIRE(run_case(s.n, dims, bc, width, nvar, corners, width == 1, fused) == 0);
+          }
+          for (int only = 0; only < 3; ++only) {  // one direction's faces (a dimensionally split sweep)
+            INFO(s.name << " decomposition " << dims[0] << "x" << dims[1] << "x" << dims[2] << " periodic " << bc[0]
+                        << bc[1] << bc[2] << " width " << width << " only direction " << only);
+            REQUIRE(run_case(s.n, dims, bc, width, 1, false, false, only == 1, only) == 0);
           }
         }
       }

@@ -138,8 +138,8 @@ void Euler::set_initial_state() {
 }
 
 // ------------------------------------------------------------------ boundaries
-void Euler::fill_ghosts(const Field4D& s) const {
-  halo_->exchange(s);
+void Euler::fill_ghosts(const Field4D& s, int dir) const {
+  (dir >= 0 ? direction_halo(dir) : *halo_).exchange(s);
   const LocalGrid g = grid_;
   const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
   const int ng = g.ng[2], nx = g.n[0], ny = g.n[1];

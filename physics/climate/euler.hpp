@@ -48,7 +48,8 @@ class Euler : public GridPhysics {
   /// The hydrostatic background and the initial state of the case (euler_cases.cpp).
   void set_initial_state() override;
   /// Fills the ghost cells of s: halo exchange, then the walls (and the injection inflow).
-  void fill_ghosts(const Field4D& s) const;
+  /// Halo exchange and boundary ghosts; dir >= 0: only the ghosts along dir (a split sweep's).
+  void fill_ghosts(const Field4D& s, int dir = -1) const;
   /// Tendency of s along direction dir (0 x, 1 y, 2 z) into tend (owned cells); hv_dt is the dt that
   /// scales the hyperviscosity. With add, adds to tend instead of overwriting it.
   void tendency(const Field4D& s, int dir, double hv_dt, const Field4D& tend, bool add) const;

@@ -192,7 +192,7 @@ void Euler::face_fluxes(const Field4D& s, int dir, double hv_dt) const {
 
 void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir,
                         bool v_active) {
-  fill_ghosts(s);
+  fill_ghosts(s, dir);  // a sweep along dir reads no other ghosts
   const LocalGrid g = grid_;
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
   if (line_kernels_) {

@@ -27,6 +27,12 @@ void GridPhysics::initialize() {
   set_diagnostics_reference();
 }
 
+GridHalo& GridPhysics::direction_halo(int d) const {
+  auto& h = direction_halo_[static_cast<std::size_t>(d)];
+  if (!h) h = std::make_unique<GridHalo>(*decomp_, grid_, nvar(), ghost_, false, gp_.transport, d);
+  return *h;
+}
+
 std::optional<GridFields> GridPhysics::checkpoint_fields() {
   GridFields f{decomp_.get(), grid_, state_, {}};
   for (int v = 0; v < nvar(); ++v) f.vars.push_back(GridVariable{vars_[static_cast<std::size_t>(v)].name, "", v});
@@ -88,7 +94,8 @@ std::string GridPhysics::describe_grid() const {
 
 double GridPhysics::grid_memory_bytes(double fields) const {
   const double cells = double(grid_.extent(0)) * grid_.extent(1) * grid_.extent(2);
-  const double halo = 2.0 * 8.0 * nvar() * (cells - double(grid_.owned_cells()));  // send + receive, an upper bound
+  // send + receive, an upper bound; twice for the per-direction halos of a split step
+  const double halo = 4.0 * 8.0 * nvar() * (cells - double(grid_.owned_cells()));
   const double rk = rk_method_ ? RungeKutta::register_bytes(*rk_method_, grid_, nvar()) : 0.0;
   return 8.0 * cells * fields + halo + rk;
 }

@@ -63,6 +63,8 @@ class GridPhysics : public Simulation {
   /// stepper's registers [bytes].
   double grid_memory_bytes(double fields) const;
   int nvar() const { return static_cast<int>(vars_.size()); }
+  /// The halo of the face links along direction d alone (collective-free to make).
+  GridHalo& direction_halo(int d) const;
 
   std::string name_;
   GridParams gp_;
@@ -72,6 +74,9 @@ class GridPhysics : public Simulation {
   std::unique_ptr<CartDecomp> decomp_;
   LocalGrid grid_;
   std::unique_ptr<GridHalo> halo_;
+  /// The face links along one direction each (GridHalo's only_direction), made on first use by a
+  /// dimensionally split step.
+  mutable std::unique_ptr<GridHalo> direction_halo_[3];
   std::unique_ptr<RungeKutta> rk_;
   Field4D state_;
 };

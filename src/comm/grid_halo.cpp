@@ -13,10 +13,11 @@ int link_tag(int ox, int oy, int oz) { return (ox + 1) * 9 + (oy + 1) * 3 + (oz 
 }  // namespace
 
 GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars, int width, bool corners,
-                   HaloTransport transport)
+                   HaloTransport transport, int only_direction)
     : decomp_(decomp), grid_(grid), max_vars_(max_vars), width_(width), bufs_("halo", transport) {
   STRATUS_REQUIRE(max_vars >= 1, "halo needs at least one variable");
   STRATUS_REQUIRE(width >= 1, "halo width must be >= 1, got " << width);
+  STRATUS_REQUIRE(only_direction >= -1 && only_direction <= 2, "halo direction must be -1, 0, 1 or 2");
   for (int d = 0; d < 3; ++d) {
     STRATUS_REQUIRE(grid.ng[d] == 0 || width <= grid.ng[d],
                     "halo width " << width << " exceeds the grid's ghost width " << grid.ng[d]);
@@ -29,6 +30,7 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
         const int o[3] = {ox, oy, oz};
         const int nonzero = (ox != 0) + (oy != 0) + (oz != 0);
         if (nonzero == 0 || (!corners && nonzero > 1)) continue;
+        if (only_direction >= 0 && (nonzero > 1 || o[only_direction] == 0)) continue;
         bool active = true;
         for (int d = 0; d < 3; ++d)
           if (o[d] != 0 && grid.ng[d] == 0) active = false;  // no ghosts in that direction

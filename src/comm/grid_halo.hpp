@@ -30,8 +30,10 @@ class GridHalo {
  public:
   /// Fields exchanged have up to max_vars variables and the layout of `grid`; `width` ghost layers
   /// (1 <= width <= grid ghost width) are filled in every direction that has ghosts. Collective-free.
+  /// only_direction (0, 1, 2): the two face links along that direction alone (a dimensionally split
+  /// sweep needs no other ghosts); -1: every direction.
   GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars, int width, bool corners = true,
-           HaloTransport transport = HaloTransport::host_staged);
+           HaloTransport transport = HaloTransport::host_staged, int only_direction = -1);
   ~GridHalo();
   GridHalo(const GridHalo&) = delete;
   GridHalo& operator=(const GridHalo&) = delete;
