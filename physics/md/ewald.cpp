@@ -70,46 +70,57 @@ struct PhaseTable {
 
 // Kernels are free functions (CUDA: no device lambdas in private members).
 
-void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf, SfScatter& sv) {
-  Kokkos::deep_copy(sf, 0.0);
-  sv.reset_except(sf);
+using SfFixed = Kokkos::View<unsigned long long* [2], Kokkos::LayoutRight, MemSpace>;
+
+/// Where the structure-factor sums go: a ScatterView (per-thread copies on CPUs, atomics on GPUs) ...
+struct ScatterSum {
+  SfScatter sv;
+  KOKKOS_INLINE_FUNCTION auto target() const { return sv.access(); }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void add(T& t, int m, int part, double v) const { t(m, part) += v; }
+};
+/// ... or fixed-point sums (core/fixed_point_sum.hpp): the same bits whatever order the atomics land in.
+struct FixedSum {
+  SfFixed acc;
+  FixedPointSum fp;
+  KOKKOS_INLINE_FUNCTION int target() const { return 0; }
+  KOKKOS_INLINE_FUNCTION void add(int, int m, int part, double v) const { fp.add(&acc(m, part), v); }
+};
+
+/// S(k) = sum over this rank's atoms of q exp(i k.r), for every k-vector, through sum.
+template <class Sum>
+void add_structure_factors(const char* name, const Particles& atoms, const Geometry& geo, const KInt& kint,
+                           const Sum& sum) {
   const auto x = atoms.x;
   const auto q = atoms.q;
   const int nk = static_cast<int>(kint.extent(0));
   Kokkos::parallel_for(
-      "ewald::structure_factors", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+      name, Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
         const PhaseTable p(geo, x, i);
-        auto acc = sv.access();
+        auto t = sum.target();
         const double qi = q(i);
         for (int m = 0; m < nk; ++m) {
           const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));
-          acc(m, 0) += qi * e.real();
-          acc(m, 1) += qi * e.imag();
+          sum.add(t, m, 0, qi * e.real());
+          sum.add(t, m, 1, qi * e.imag());
         }
       });
+}
+
+void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf, SfScatter& sv) {
+  Kokkos::deep_copy(sf, 0.0);
+  sv.reset_except(sf);
+  add_structure_factors("ewald::structure_factors", atoms, geo, kint, ScatterSum{sv});
   SF dest = sf;
   Kokkos::Experimental::contribute(dest, sv);
 }
 
-using SfFixed = Kokkos::View<unsigned long long* [2], Kokkos::LayoutRight, MemSpace>;
-
-/// structure_factors with order-independent sums (core/fixed_point_sum.hpp).
+/// structure_factors with order-independent sums.
 void structure_factors_fixed(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf,
                              const SfFixed& acc, const FixedPointSum& fp) {
   Kokkos::deep_copy(acc, 0ULL);
-  const auto x = atoms.x;
-  const auto q = atoms.q;
+  add_structure_factors("ewald::structure_factors_fixed", atoms, geo, kint, FixedSum{acc, fp});
   const int nk = static_cast<int>(kint.extent(0));
-  Kokkos::parallel_for(
-      "ewald::structure_factors_fixed", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
-        const PhaseTable p(geo, x, i);
-        const double qi = q(i);
-        for (int m = 0; m < nk; ++m) {
-          const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));
-          fp.add(&acc(m, 0), qi * e.real());
-          fp.add(&acc(m, 1), qi * e.imag());
-        }
-      });
   Kokkos::parallel_for(
       "ewald::fixed_to_sf", Kokkos::RangePolicy<ExecSpace>(0, nk), KOKKOS_LAMBDA(int m) {
         sf(m, 0) = fp.real(acc(m, 0));

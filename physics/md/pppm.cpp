@@ -66,68 +66,67 @@ struct GridMap {
 
 using DensityScatter = decltype(Kokkos::Experimental::create_scatter_view(Field4D()));
 
+using FixedField = Kokkos::View<unsigned long long****, Kokkos::LayoutRight, MemSpace>;
+
+/// Where deposit() adds: a ScatterView (per-thread copies on CPUs, atomics on GPUs) ...
+struct ScatterDeposit {
+  DensityScatter sv;
+  KOKKOS_INLINE_FUNCTION auto target() const { return sv.access(); }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void add(T& t, int k, int j, int i, double v) const { t(0, k, j, i) += v; }
+};
+/// ... or fixed-point sums (core/fixed_point_sum.hpp): the same bits whatever order the atomics land in.
+struct FixedDeposit {
+  FixedField acc;
+  FixedPointSum fp;
+  KOKKOS_INLINE_FUNCTION int target() const { return 0; }
+  KOKKOS_INLINE_FUNCTION void add(int, int k, int j, int i, double v) const { fp.add(&acc(0, k, j, i), v); }
+};
+
+/// Each owned atom's charge onto its order^3 stencil of grid points (ghosts included), through dep.
+template <class Deposit>
+void deposit(const char* name, const Particles& atoms, const GridMap& gm, double delvolinv, const Field4D& rho,
+             const Deposit& dep, const Kokkos::View<int*, MemSpace>& out_of_range) {
+  const auto x = atoms.x;
+  const auto q = atoms.q;
+  const int nx = static_cast<int>(rho.extent(3)), ny = static_cast<int>(rho.extent(2)),
+            nz = static_cast<int>(rho.extent(1));
+  Kokkos::parallel_for(
+      name, Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
+        int c[3];
+        double w[3][kMaxOrder];
+        gm.stencil(x, i, c, w);
+        if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] + gm.st.order > nx || c[1] + gm.st.order > ny ||
+            c[2] + gm.st.order > nz) {
+          out_of_range(0) = 1;
+          return;
+        }
+        auto t = dep.target();
+        const double z0 = delvolinv * q(i);
+        for (int n = 0; n < gm.st.order; ++n) {
+          const double y0 = z0 * w[2][n];
+          for (int m = 0; m < gm.st.order; ++m) {
+            const double x0 = y0 * w[1][m];
+            for (int l = 0; l < gm.st.order; ++l) dep.add(t, c[2] + n, c[1] + m, c[0] + l, x0 * w[0][l]);
+          }
+        }
+      });
+}
+
 void assign_charges(const Particles& atoms, const GridMap& gm, double delvolinv, const Field4D& rho,
                     DensityScatter& sv, const Kokkos::View<int*, MemSpace>& out_of_range) {
   Kokkos::deep_copy(rho, 0.0);
   sv.reset_except(rho);
-  const auto x = atoms.x;
-  const auto q = atoms.q;
-  const int nx = static_cast<int>(rho.extent(3)), ny = static_cast<int>(rho.extent(2)),
-            nz = static_cast<int>(rho.extent(1));
-  Kokkos::parallel_for(
-      "pppm::assign_charges", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
-        int c[3];
-        double w[3][kMaxOrder];
-        gm.stencil(x, i, c, w);
-        if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] + gm.st.order > nx || c[1] + gm.st.order > ny ||
-            c[2] + gm.st.order > nz) {
-          out_of_range(0) = 1;
-          return;
-        }
-        auto acc = sv.access();
-        const double z0 = delvolinv * q(i);
-        for (int n = 0; n < gm.st.order; ++n) {
-          const double y0 = z0 * w[2][n];
-          for (int m = 0; m < gm.st.order; ++m) {
-            const double x0 = y0 * w[1][m];
-            for (int l = 0; l < gm.st.order; ++l) acc(0, c[2] + n, c[1] + m, c[0] + l) += x0 * w[0][l];
-          }
-        }
-      });
+  deposit("pppm::assign_charges", atoms, gm, delvolinv, rho, ScatterDeposit{sv}, out_of_range);
   Field4D dest = rho;
   Kokkos::Experimental::contribute(dest, sv);
 }
 
-using FixedField = Kokkos::View<unsigned long long****, Kokkos::LayoutRight, MemSpace>;
-
-/// assign_charges with order-independent sums (core/fixed_point_sum.hpp): the same density, to rounding,
-/// in the same bits whatever order the atomics land in.
+/// assign_charges with order-independent sums: the same density, to rounding, in the same bits.
 void assign_charges_fixed(const Particles& atoms, const GridMap& gm, double delvolinv, const Field4D& rho,
                           const FixedField& acc, const FixedPointSum& fp, const Kokkos::View<int*, MemSpace>& out_of_range) {
   Kokkos::deep_copy(acc, 0ULL);
-  const auto x = atoms.x;
-  const auto q = atoms.q;
-  const int nx = static_cast<int>(rho.extent(3)), ny = static_cast<int>(rho.extent(2)),
-            nz = static_cast<int>(rho.extent(1));
-  Kokkos::parallel_for(
-      "pppm::assign_charges_fixed", Kokkos::RangePolicy<ExecSpace>(0, atoms.n_local), KOKKOS_LAMBDA(int i) {
-        int c[3];
-        double w[3][kMaxOrder];
-        gm.stencil(x, i, c, w);
-        if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] + gm.st.order > nx || c[1] + gm.st.order > ny ||
-            c[2] + gm.st.order > nz) {
-          out_of_range(0) = 1;
-          return;
-        }
-        const double z0 = delvolinv * q(i);
-        for (int n = 0; n < gm.st.order; ++n) {
-          const double y0 = z0 * w[2][n];
-          for (int m = 0; m < gm.st.order; ++m) {
-            const double x0 = y0 * w[1][m];
-            for (int l = 0; l < gm.st.order; ++l) fp.add(&acc(0, c[2] + n, c[1] + m, c[0] + l), x0 * w[0][l]);
-          }
-        }
-      });
+  deposit("pppm::assign_charges_fixed", atoms, gm, delvolinv, rho, FixedDeposit{acc, fp}, out_of_range);
   const auto flat = Kokkos::View<unsigned long long*, MemSpace>(acc.data(), acc.size());
   const auto out = Kokkos::View<double*, MemSpace>(rho.data(), rho.size());
   Kokkos::parallel_for(
