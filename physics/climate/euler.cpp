@@ -62,7 +62,13 @@ std::string Euler::describe() const {
 
 double Euler::memory_bytes() const { return grid_memory_bytes(4 * kEulerVars + 6); }
 
+std::optional<GridFields> Euler::checkpoint_fields() {
+  v_active_ = -1;  // a restart fills the state through these fields
+  return GridPhysics::checkpoint_fields();
+}
+
 void Euler::set_initial_state() {
+  v_active_ = -1;
   tmp_ = grid_.allocate("euler::tmp", kEulerVars);
   tmp2_ = grid_.allocate("euler::tmp2", kEulerVars);
   flux_ = grid_.allocate("euler::flux", kEulerVars);
@@ -207,7 +213,8 @@ void Euler::advance(const Clock& clock, double dt) {
     // miniWeather's step: per direction, three stages dt/3, dt/2, dt; the direction order reverses every
     // step so that the splitting error does not accumulate one way. A stage may not write the state it
     // reads (the line kernels update cells whose neighbours other tasks still read): two registers.
-    const bool v_active = !v_momentum_zero();
+    if (v_active_ < 0) v_active_ = v_momentum_zero() ? 0 : 1;
+    const bool v_active = v_active_ == 1;
     for (int n = 0; n < nd; ++n) {
       const int d = clock.step % 2 == 0 ? dirs[n] : dirs[nd - 1 - n];
       split_stage(state_, state_, tmp_, dt / 3.0, d, v_active);

@@ -39,6 +39,7 @@ class Euler : public GridPhysics {
   double stable_dt() const override;
   void advance(const Clock& clock, double dt) override;
   std::optional<GridFields> grid_fields() override;
+  std::optional<GridFields> checkpoint_fields() override;
   double bytes_per_update() const override;
   std::string divergence(const Diagnostics& d) override;
 
@@ -47,8 +48,8 @@ class Euler : public GridPhysics {
   // Members that launch kernels are public: CUDA forbids extended lambdas in private member functions.
   /// The hydrostatic background and the initial state of the case (euler_cases.cpp).
   void set_initial_state() override;
-  /// Fills the ghost cells of s: halo exchange, then the walls (and the injection inflow).
-  /// Halo exchange and boundary ghosts; dir >= 0: only the ghosts along dir (a split sweep's).
+  /// Fills the ghost cells of s: halo exchange (dir >= 0: only the ghosts along dir, a split sweep's),
+  /// then the walls (and the injection inflow).
   void fill_ghosts(const Field4D& s, int dir = -1) const;
   /// Tendency of s along direction dir (0 x, 1 y, 2 z) into tend (owned cells); hv_dt is the dt that
   /// scales the hyperviscosity. With add, adds to tend instead of overwriting it.
@@ -80,6 +81,10 @@ class Euler : public GridPhysics {
   EulerParams p_;
   Field4D tmp_, tmp2_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
   bool line_kernels_ = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  // Whether the v momentum may be non-zero (-1: not yet known). Found once, at the first split step after
+  // the state was set (initial state, restart): in an x-z run a v that is 0 everywhere stays exactly 0
+  // (no y fluxes, no source), so the check need not run (a reduction and a host wait) every step.
+  int v_active_ = -1;
   // Hydrostatic background, by array index along z (ghosts included): cell averages, and at the face
   // below cell k (index k; the face above the last cell is index extent(2)).
   Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_dens_int_, hy_dens_theta_int_,
