@@ -72,22 +72,8 @@ struct PhaseTable {
 
 using SfFixed = Kokkos::View<unsigned long long* [2], Kokkos::LayoutRight, MemSpace>;
 
-/// Where the structure-factor sums go: a ScatterView (per-thread copies on CPUs, atomics on GPUs) ...
-struct ScatterSum {
-  SfScatter sv;
-  KOKKOS_INLINE_FUNCTION auto target() const { return sv.access(); }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION void add(T& t, int m, int part, double v) const { t(m, part) += v; }
-};
-/// ... or fixed-point sums (core/fixed_point_sum.hpp): the same bits whatever order the atomics land in.
-struct FixedSum {
-  SfFixed acc;
-  FixedPointSum fp;
-  KOKKOS_INLINE_FUNCTION int target() const { return 0; }
-  KOKKOS_INLINE_FUNCTION void add(int, int m, int part, double v) const { fp.add(&acc(m, part), v); }
-};
-
-/// S(k) = sum over this rank's atoms of q exp(i k.r), for every k-vector, through sum.
+/// S(k) = sum over this rank's atoms of q exp(i k.r), for every k-vector, through sum (a ScatterTarget or
+/// FixedTarget, core/fixed_point_sum.hpp).
 template <class Sum>
 void add_structure_factors(const char* name, const Particles& atoms, const Geometry& geo, const KInt& kint,
                            const Sum& sum) {
@@ -101,8 +87,8 @@ void add_structure_factors(const char* name, const Particles& atoms, const Geome
         const double qi = q(i);
         for (int m = 0; m < nk; ++m) {
           const C e = p.at(geo, kint(m, 0), kint(m, 1), kint(m, 2));
-          sum.add(t, m, 0, qi * e.real());
-          sum.add(t, m, 1, qi * e.imag());
+          sum.add(t, qi * e.real(), m, 0);
+          sum.add(t, qi * e.imag(), m, 1);
         }
       });
 }
@@ -110,7 +96,7 @@ void add_structure_factors(const char* name, const Particles& atoms, const Geome
 void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf, SfScatter& sv) {
   Kokkos::deep_copy(sf, 0.0);
   sv.reset_except(sf);
-  add_structure_factors("ewald::structure_factors", atoms, geo, kint, ScatterSum{sv});
+  add_structure_factors("ewald::structure_factors", atoms, geo, kint, ScatterTarget<SfScatter>{sv});
   SF dest = sf;
   Kokkos::Experimental::contribute(dest, sv);
 }
@@ -119,13 +105,8 @@ void structure_factors(const Particles& atoms, const Geometry& geo, const KInt& 
 void structure_factors_fixed(const Particles& atoms, const Geometry& geo, const KInt& kint, const SF& sf,
                              const SfFixed& acc, const FixedPointSum& fp) {
   Kokkos::deep_copy(acc, 0ULL);
-  add_structure_factors("ewald::structure_factors_fixed", atoms, geo, kint, FixedSum{acc, fp});
-  const int nk = static_cast<int>(kint.extent(0));
-  Kokkos::parallel_for(
-      "ewald::fixed_to_sf", Kokkos::RangePolicy<ExecSpace>(0, nk), KOKKOS_LAMBDA(int m) {
-        sf(m, 0) = fp.real(acc(m, 0));
-        sf(m, 1) = fp.real(acc(m, 1));
-      });
+  add_structure_factors("ewald::structure_factors_fixed", atoms, geo, kint, FixedTarget<SfFixed>{acc, fp});
+  fixed_to_real("ewald::fixed_to_sf", acc, fp, sf);
 }
 
 void ewald_forces(const Particles& atoms, const Geometry& geo, const KInt& kint, const KVec& kv,

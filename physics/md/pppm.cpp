@@ -68,22 +68,8 @@ using DensityScatter = decltype(Kokkos::Experimental::create_scatter_view(Field4
 
 using FixedField = Kokkos::View<unsigned long long****, Kokkos::LayoutRight, MemSpace>;
 
-/// Where deposit() adds: a ScatterView (per-thread copies on CPUs, atomics on GPUs) ...
-struct ScatterDeposit {
-  DensityScatter sv;
-  KOKKOS_INLINE_FUNCTION auto target() const { return sv.access(); }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION void add(T& t, int k, int j, int i, double v) const { t(0, k, j, i) += v; }
-};
-/// ... or fixed-point sums (core/fixed_point_sum.hpp): the same bits whatever order the atomics land in.
-struct FixedDeposit {
-  FixedField acc;
-  FixedPointSum fp;
-  KOKKOS_INLINE_FUNCTION int target() const { return 0; }
-  KOKKOS_INLINE_FUNCTION void add(int, int k, int j, int i, double v) const { fp.add(&acc(0, k, j, i), v); }
-};
-
-/// Each owned atom's charge onto its order^3 stencil of grid points (ghosts included), through dep.
+/// Each owned atom's charge onto its order^3 stencil of grid points (ghosts included), through dep
+/// (a ScatterTarget or FixedTarget, core/fixed_point_sum.hpp).
 template <class Deposit>
 void deposit(const char* name, const Particles& atoms, const GridMap& gm, double delvolinv, const Field4D& rho,
              const Deposit& dep, const Kokkos::View<int*, MemSpace>& out_of_range) {
@@ -107,7 +93,7 @@ void deposit(const char* name, const Particles& atoms, const GridMap& gm, double
           const double y0 = z0 * w[2][n];
           for (int m = 0; m < gm.st.order; ++m) {
             const double x0 = y0 * w[1][m];
-            for (int l = 0; l < gm.st.order; ++l) dep.add(t, c[2] + n, c[1] + m, c[0] + l, x0 * w[0][l]);
+            for (int l = 0; l < gm.st.order; ++l) dep.add(t, x0 * w[0][l], 0, c[2] + n, c[1] + m, c[0] + l);
           }
         }
       });
@@ -117,7 +103,7 @@ void assign_charges(const Particles& atoms, const GridMap& gm, double delvolinv,
                     DensityScatter& sv, const Kokkos::View<int*, MemSpace>& out_of_range) {
   Kokkos::deep_copy(rho, 0.0);
   sv.reset_except(rho);
-  deposit("pppm::assign_charges", atoms, gm, delvolinv, rho, ScatterDeposit{sv}, out_of_range);
+  deposit("pppm::assign_charges", atoms, gm, delvolinv, rho, ScatterTarget<DensityScatter>{sv}, out_of_range);
   Field4D dest = rho;
   Kokkos::Experimental::contribute(dest, sv);
 }
@@ -126,12 +112,8 @@ void assign_charges(const Particles& atoms, const GridMap& gm, double delvolinv,
 void assign_charges_fixed(const Particles& atoms, const GridMap& gm, double delvolinv, const Field4D& rho,
                           const FixedField& acc, const FixedPointSum& fp, const Kokkos::View<int*, MemSpace>& out_of_range) {
   Kokkos::deep_copy(acc, 0ULL);
-  deposit("pppm::assign_charges_fixed", atoms, gm, delvolinv, rho, FixedDeposit{acc, fp}, out_of_range);
-  const auto flat = Kokkos::View<unsigned long long*, MemSpace>(acc.data(), acc.size());
-  const auto out = Kokkos::View<double*, MemSpace>(rho.data(), rho.size());
-  Kokkos::parallel_for(
-      "pppm::fixed_to_density", Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(flat.extent(0))),
-      KOKKOS_LAMBDA(long k) { out(k) = fp.real(flat(k)); });
+  deposit("pppm::assign_charges_fixed", atoms, gm, delvolinv, rho, FixedTarget<FixedField>{acc, fp}, out_of_range);
+  fixed_to_real("pppm::fixed_to_density", acc, fp, rho);
 }
 
 void owned_to_brick(const LocalGrid& g, const Field4D& rho, const fft::RealBrick& brick) {
