@@ -91,7 +91,7 @@ struct Result {
 };
 
 // Owned atoms plus every periodic image within the list cutoff of the box, then the pair compute.
-Result compute(const System& s, const LJSpec& spec, bool half) {
+Result compute(const System& s, const LJSpec& spec, bool half, PairPath path = PairPath::best, bool energy = true) {
   const double skin = 0.3, rcl = spec.max_cutoff() + skin;
   std::vector<std::array<double, 3>> all = s.x;
   std::vector<int> types = s.type;
@@ -125,7 +125,7 @@ Result compute(const System& s, const LJSpec& spec, bool half) {
   list.build(x, n, total - n, Real3{-rcl - pad, -rcl - pad, -rcl - pad},
              Real3{s.L + rcl + pad, s.L + rcl + pad, s.L + rcl + pad});
   Result r;
-  r.pr = compute_pair(LJCoeffs::from_spec(spec), x, t, list, f);
+  r.pr = compute_pair(LJCoeffs::from_spec(spec), x, t, list, f, nullptr, energy, path);
   auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
   for (int i = 0; i < n; ++i) r.f.push_back({hf(i, 0), hf(i, 1), hf(i, 2)});
   return r;
@@ -157,6 +157,36 @@ TEST_CASE("lj/cut forces, energy and virial equal the brute-force sum with full 
       for (double c : sum) CHECK(std::abs(c) <= 1e-11 * fmax);
     }
   }
+}
+
+// On a CPU with AVX-512 the default row is the explicit SIMD one (md/pair_simd.hpp); it must agree with the
+// portable loop that GPUs run: per pair the same operations, only the order of a row's sums differs. With
+// one type and with two (coefficient gathers), full and half lists, with and without the energy. Registered
+// also with two threads, where the half list adds the partners' shares through the ScatterView.
+TEST_CASE("the SIMD lj/cut row agrees with the portable loop", "[md][pair]") {
+  const System s = make_system();
+  LJSpec one(2, 2.5);  // two types alike: the uniform form
+  one.shift = true;
+  CHECK(LJCoeffs::from_spec(one).uniform);
+  CHECK(!LJCoeffs::from_spec(make_spec(true)).uniform);
+  for (const LJSpec& spec : {one, make_spec(true)})
+    for (bool half : {false, true})
+      for (bool energy : {false, true}) {
+        INFO("uniform " << LJCoeffs::from_spec(spec).uniform << ", half list " << half << ", energy " << energy);
+        const Result a = compute(s, spec, half, PairPath::best, energy);
+        const Result b = compute(s, spec, half, PairPath::portable, energy);
+        double fmax = 0.0, worst = 0.0;
+        for (std::size_t i = 0; i < s.x.size(); ++i)
+          for (int c = 0; c < 3; ++c) {
+            fmax = std::max(fmax, std::abs(b.f[i][c]));
+            worst = std::max(worst, std::abs(a.f[i][c] - b.f[i][c]));
+          }
+        CHECK(fmax > 1.0);
+        CHECK(worst <= 1e-14 * fmax);
+        CHECK(a.pr.energy == Approx(b.pr.energy).epsilon(1e-14));
+        CHECK(a.pr.virial == Approx(b.pr.virial).epsilon(1e-14));
+        if (!energy) CHECK(a.pr.energy == 0.0);
+      }
 }
 
 TEST_CASE("lj/cut forces are minus the energy gradient (central differences)", "[md][pair]") {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "md/pair_simd.hpp"
 
 namespace stratus::md {
 
@@ -76,6 +77,12 @@ LJCoeffs LJCoeffs::from_spec(const LJSpec& s) {
     const double ratio = std::pow(sg / r, 6.0);
     ho(p) = s.shift ? 4.0 * e * (ratio * ratio - ratio) : 0.0;
   }
+  for (int i = 1; i < c.stride; ++i)  // row and column 0 are no type
+    for (int j = 1; j < c.stride; ++j) {
+      const int p = i * c.stride + j, q = c.stride + 1;
+      c.uniform = c.uniform && h1(p) == h1(q) && h2(p) == h2(q) && h3(p) == h3(q) && h4(p) == h4(q) &&
+                  hc(p) == hc(q) && ho(p) == ho(q);
+    }
   Kokkos::deep_copy(c.lj1, h1);
   Kokkos::deep_copy(c.lj2, h2);
   Kokkos::deep_copy(c.lj3, h3);
@@ -152,6 +159,7 @@ struct PairKernel {
   // Half lists with one thread on the host: f itself, written directly (no ScatterView indexing per
   // partner); null otherwise.
   double* direct = nullptr;
+  bool simd = false;  // lj/cut on an AVX-512 CPU: the explicit SIMD row (md/pair_simd.hpp)
 
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
     double e = 0.0, ec = 0.0, w = 0.0;
@@ -219,6 +227,9 @@ struct PairKernel {
     }
   }
   KOKKOS_FORCEINLINE_FUNCTION void masked_row(int i, double& esum, double& wsum) const;
+#ifdef STRATUS_PAIR_AVX512
+  void simd_row(int i, double& esum, double& wsum) const;
+#endif
 };
 
 // The row of a potential with a masked() form, in blocks of partners: the forces of a block in a loop
@@ -232,6 +243,14 @@ constexpr int kLanes = 8;
 
 template <class Pot, bool HALF, bool EV>
 KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, double& esum, double& wsum) const {
+#ifdef STRATUS_PAIR_AVX512
+  if constexpr (std::is_same_v<Pot, LJPair>) {
+    if (simd) {
+      simd_row(i, esum, wsum);
+      return;
+    }
+  }
+#endif
   constexpr int kBlock = 64;
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
@@ -300,6 +319,36 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
   wsum += w;
 }
 
+#ifdef STRATUS_PAIR_AVX512
+template <class Pot, bool HALF, bool EV>
+void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) const {
+  const LJCoeffs& c = pot.c;
+  const simd::LJTable tab{c.lj1.data(), c.lj2.data(), c.lj3.data(), c.lj4.data(), c.cutsq.data(), c.offset.data(),
+                          c.stride};
+  const int* js = nbr.data();
+  const int nl = newton_limit;
+  [[maybe_unused]] auto acc = sv.access();  // the partners' shares when f is not written directly
+  auto flush = [&](int p0, int m, const double* gx, const double* gy, const double* gz) {
+    for (int q = 0; q < m; ++q) {
+      const int j = js[p0 + q];
+      if (j < nl) {
+        acc(j, 0) -= gx[q];
+        acc(j, 1) -= gy[q];
+        acc(j, 2) -= gz[q];
+      }
+    }
+  };
+  double* fd = HALF ? direct : nullptr;
+  const int s = off(i), t = off(i + 1);
+  const simd::RowSums r =
+      c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, s, t, nl, tab, fd, flush)
+                : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, s, t, nl, tab, fd, flush);
+  own_force(acc, i, r.fx, r.fy, r.fz);
+  esum += r.e;
+  wsum += r.w;
+}
+#endif
+
 constexpr bool kHostMemory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
 
 template <class Pot, bool HALF>
@@ -310,7 +359,8 @@ PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
     Kokkos::parallel_reduce(HALF ? "pair::compute_half_ev" : "pair::compute_full_ev", Policy(0, n), k, r.energy,
                             r.ecoul, r.virial);
   } else {
-    const PairKernel<Pot, HALF, false> kf{k.pot, k.x, k.type, k.off, k.nbr, k.newton_limit, k.f, k.sv, k.direct};
+    const PairKernel<Pot, HALF, false> kf{k.pot,          k.x, k.type, k.off,    k.nbr,
+                                          k.newton_limit, k.f, k.sv,   k.direct, k.simd};
     Kokkos::parallel_for(HALF ? "pair::compute_half" : "pair::compute_full", Policy(0, n), kf);
   }
   return r;
@@ -318,7 +368,7 @@ PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
 
 template <class Pot>
 PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                   const ParticleVec& f, PairScratch* scratch, bool energy) {
+                   const ParticleVec& f, PairScratch* scratch, bool energy, bool simd) {
   const int n_local = list.n_local();
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) >= n_local + list.n_ghost(), "pair compute: the force array holds "
                                                                                  << f.extent(0) << " atoms, the list "
@@ -333,11 +383,12 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   // communication needed) or, with the list's newton_ghost, once, with the ghost's force left in its row
   // for the caller to sum back to the owner.
   if (!half) {
-    const PairKernel<Pot, false, true> k{pot, x, type, list.offsets(), list.neighbors(), n_local, f, {}};
+    const PairKernel<Pot, false, true> k{pot, x, type, list.offsets(), list.neighbors(), n_local, f, {}, nullptr, simd};
     return run_pair<Pot, false>(k, n_local, energy);
   }
   if (kHostMemory && ExecSpace().concurrency() == 1 && Pot::kMasked) {  // one thread: no accumulator needed
-    const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, {}, f.data()};
+    const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, {}, f.data(),
+                                        simd};
     return run_pair<Pot, true>(k, n_local, energy);
   }
   PairScratch local;
@@ -349,7 +400,8 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   } else {
     s.forces.reset_except(f);
   }
-  const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, s.forces};
+  const PairKernel<Pot, true, true> k{pot,          x, type,     list.offsets(), list.neighbors(),
+                                      newton_limit, f, s.forces, nullptr,        simd};
   const PairResult r = run_pair<Pot, true>(k, n_local, energy);
   ParticleVec dest = f;
   Kokkos::Experimental::contribute(dest, s.forces);
@@ -359,15 +411,21 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
 }  // namespace
 
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f, PairScratch* scratch, bool energy) {
-  return compute(LJPair{c}, x, type, list, f, scratch, energy);
+                        const ParticleVec& f, PairScratch* scratch, bool energy, PairPath path) {
+#ifdef STRATUS_PAIR_AVX512
+  const bool simd = path == PairPath::best;
+#else
+  const bool simd = false;
+  (void)path;
+#endif
+  return compute(LJPair{c}, x, type, list, f, scratch, energy, simd);
 }
 
 PairResult compute_pair(const LJCoulLong& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
                         const ParticleVec& f, PairScratch* scratch, bool energy) {
   STRATUS_REQUIRE(static_cast<int>(c.q.extent(0)) >= list.n_local() + list.n_ghost(),
                   "pair compute: the charge array holds " << c.q.extent(0) << " atoms");
-  return compute(LJCoulPair{c}, x, type, list, f, scratch, energy);
+  return compute(LJCoulPair{c}, x, type, list, f, scratch, energy, false);
 }
 
 }  // namespace stratus::md

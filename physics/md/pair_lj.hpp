@@ -48,6 +48,7 @@ struct LJSpec {
 /// Device coefficients, copyable into kernels.
 struct LJCoeffs {
   int stride = 2;  // ntypes + 1
+  bool uniform = true;  // every type pair has the same coefficients (one type, or all alike)
   Kokkos::View<double*, MemSpace> lj1, lj2, lj3, lj4, cutsq, offset;
   static LJCoeffs from_spec(const LJSpec& s);
   KOKKOS_INLINE_FUNCTION double fpair(int ti, int tj, double rsq) const {  // F / r
@@ -112,12 +113,17 @@ struct PairScratch {
   std::size_t rows = 0;
 };
 
+/// Which lj/cut row runs on a CPU with AVX-512: the explicit SIMD one (md/pair_simd.hpp), or the portable
+/// loop that GPUs and other CPUs run (tests compare the two). Elsewhere both mean the portable loop.
+enum class PairPath { best, portable };
+
 /// Forces on the owned atoms 0 .. n_local - 1 of f (all of f is zeroed first), and this rank's share of the
 /// energy and virial (when `energy`; zeros otherwise). The list must have been built on x with the same
 /// n_local. With a newton_ghost list, the ghost rows of f hold forces to be summed back to their owners
 /// (ParticleComm::reverse). Pass scratch to reuse the half-list accumulator across calls.
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
-                        const ParticleVec& f, PairScratch* scratch = nullptr, bool energy = true);
+                        const ParticleVec& f, PairScratch* scratch = nullptr, bool energy = true,
+                        PairPath path = PairPath::best);
 /// The same for lj/cut/coul/long or coul/long.
 PairResult compute_pair(const LJCoulLong& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
                         const ParticleVec& f, PairScratch* scratch = nullptr, bool energy = true);

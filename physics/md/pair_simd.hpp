@@ -1,0 +1,129 @@
+// The lj/cut neighbor row in explicit AVX-512 (8 doubles a vector), for CPUs that have it (host builds with
+// -march=native on such a CPU; GPU builds and other CPUs use the portable loop of pair_lj.cpp). What it does
+// that the compiler's vectorisation of the portable loop does not:
+//   - every partner is in a full or masked vector of 8: no scalar remainder loop (the portable loop's
+//     vectoriser picks 16 lanes and leaves up to 15 partners of each row to a scalar loop with branches);
+//   - one type (or every type pair alike): the coefficients are broadcast once a row, no gathers;
+//   - half lists with a plain force array (one thread): the partners' shares are gathered, subtracted and
+//     scattered as vectors; a row lists a partner once, so the 8 lanes never collide.
+// The arithmetic is that of LJCoeffs::fpair / energy, operation by operation (no fused multiply-add, as
+// the build's -ffp-contract=off), so each pair's force has the portable loop's bits; only the order of the
+// sums over a row differs (lane order, fixed: the same bits on every run).
+#pragma once
+#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+#define STRATUS_PAIR_AVX512 1
+#include <immintrin.h>
+
+namespace stratus::md::simd {
+
+/// Raw host pointers to LJCoeffs' tables (index ti * stride + tj).
+struct LJTable {
+  const double *lj1, *lj2, *lj3, *lj4, *cutsq, *offset;
+  int stride;
+};
+
+/// Sums of one row: i's force, and (EV) its share of the energy and virial.
+struct RowSums {
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+};
+
+// Gathers with a defined (zero) source and a horizontal sum in a fixed order: GCC 12's own
+// _mm512_i32gather_pd and _mm512_reduce_add_pd start from _mm512_undefined_pd and warn when inlined.
+inline __m512d gather(__m256i idx, const double* base) {
+  return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), __mmask8(0xFF), idx, base, 8);
+}
+inline double hsum(__m512d v) {
+  alignas(64) double a[8];
+  _mm512_store_pd(a, v);
+  return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+}
+
+constexpr int kSimdBlock = 64;  // partners per call of flush (the buffered half-list form)
+
+/// The row of atom i: partners js[s .. t), positions xs (x, y, z per atom), types ts. HALF: partners j < nl
+/// take minus the pair force, either subtracted from f (f != nullptr) or handed to flush(p0, m, gx, gy, gz)
+/// a block of up to kSimdBlock partners at a time (gx[q] is the force on i from partner js[p0 + q]; zero for
+/// a pair beyond its cutoff). UNIFORM: every type pair has the coefficients of (1, 1).
+template <bool HALF, bool EV, bool UNIFORM, class Flush>
+inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict ts, const int* __restrict js, int s,
+                      int t, int nl, const LJTable& c, double* __restrict f, Flush&& flush) {
+  const __m512d xi = _mm512_set1_pd(xs[3 * i]), yi = _mm512_set1_pd(xs[3 * i + 1]), zi = _mm512_set1_pd(xs[3 * i + 2]);
+  const __m512d one = _mm512_set1_pd(1.0), half_w = _mm512_set1_pd(0.5);
+  const __m256i iv = _mm256_set1_epi32(i), nlv = _mm256_set1_epi32(nl);
+  const __m256i base = _mm256_set1_epi32(UNIFORM ? 0 : ts[i] * c.stride);
+  const int u = c.stride + 1;  // the (1, 1) entry
+  __m512d lj1 = _mm512_set1_pd(c.lj1[u]), lj2 = _mm512_set1_pd(c.lj2[u]), cutsq = _mm512_set1_pd(c.cutsq[u]);
+  __m512d lj3 = _mm512_set1_pd(c.lj3[u]), lj4 = _mm512_set1_pd(c.lj4[u]), off = _mm512_set1_pd(c.offset[u]);
+  __m512d fx = _mm512_setzero_pd(), fy = fx, fz = fx, e = fx, w = fx;
+  alignas(64) double gx[kSimdBlock], gy[kSimdBlock], gz[kSimdBlock];
+  for (int p0 = s; p0 < t; p0 += kSimdBlock) {
+    const int pend = t - p0 < kSimdBlock ? t : p0 + kSimdBlock;
+    for (int p = p0; p < pend; p += 8) {
+      const int left = pend - p;
+      const __mmask8 valid = left >= 8 ? __mmask8(0xFF) : __mmask8((1u << left) - 1u);
+      const __m256i j = _mm256_mask_loadu_epi32(iv, valid, js + p);  // padding lanes: i itself, masked out
+      const __m256i j3 = _mm256_add_epi32(_mm256_add_epi32(j, j), j);
+      const __m512d dx = _mm512_sub_pd(xi, gather(j3, xs));
+      const __m512d dy = _mm512_sub_pd(yi, gather(j3, xs + 1));
+      const __m512d dz = _mm512_sub_pd(zi, gather(j3, xs + 2));
+      const __m512d rsq =
+          _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+      if constexpr (!UNIFORM) {
+        const __m256i pidx = _mm256_add_epi32(base, _mm256_i32gather_epi32(ts, j, 4));
+        lj1 = gather(pidx, c.lj1);
+        lj2 = gather(pidx, c.lj2);
+        cutsq = gather(pidx, c.cutsq);
+        if constexpr (EV) {
+          lj3 = gather(pidx, c.lj3);
+          lj4 = gather(pidx, c.lj4);
+          off = gather(pidx, c.offset);
+        }
+      }
+      const __mmask8 in = _mm512_mask_cmp_pd_mask(valid, rsq, cutsq, _CMP_LT_OQ);
+      const __m512d r2i = _mm512_maskz_div_pd(in, one, rsq);  // zero outside: every term below is then zero
+      const __m512d r6i = _mm512_mul_pd(_mm512_mul_pd(r2i, r2i), r2i);
+      const __m512d fp = _mm512_mul_pd(_mm512_mul_pd(r6i, _mm512_sub_pd(_mm512_mul_pd(lj1, r6i), lj2)), r2i);
+      const __m512d ax = _mm512_mul_pd(dx, fp), ay = _mm512_mul_pd(dy, fp), az = _mm512_mul_pd(dz, fp);
+      fx = _mm512_add_pd(fx, ax);
+      fy = _mm512_add_pd(fy, ay);
+      fz = _mm512_add_pd(fz, az);
+      [[maybe_unused]] const __mmask8 newton = HALF ? _mm256_mask_cmplt_epi32_mask(valid, j, nlv) : __mmask8(0);
+      if constexpr (EV) {  // a pair counts half when it is listed from both sides
+        const __m512d evdwl =
+            _mm512_maskz_sub_pd(in, _mm512_mul_pd(r6i, _mm512_sub_pd(_mm512_mul_pd(lj3, r6i), lj4)), off);
+        const __m512d weight = HALF ? _mm512_mask_blend_pd(newton, half_w, one) : half_w;
+        e = _mm512_add_pd(e, _mm512_mul_pd(weight, evdwl));
+        w = _mm512_add_pd(w, _mm512_mul_pd(_mm512_mul_pd(weight, rsq), fp));
+      }
+      if constexpr (HALF) {
+        if (f) {
+          const __mmask8 k = newton & in;
+          _mm512_mask_i32scatter_pd(f, k, j3, _mm512_sub_pd(_mm512_mask_i32gather_pd(ax, k, j3, f, 8), ax), 8);
+          _mm512_mask_i32scatter_pd(f + 1, k, j3,
+                                    _mm512_sub_pd(_mm512_mask_i32gather_pd(ay, k, j3, f + 1, 8), ay), 8);
+          _mm512_mask_i32scatter_pd(f + 2, k, j3,
+                                    _mm512_sub_pd(_mm512_mask_i32gather_pd(az, k, j3, f + 2, 8), az), 8);
+        } else {
+          _mm512_store_pd(gx + (p - p0), ax);
+          _mm512_store_pd(gy + (p - p0), ay);
+          _mm512_store_pd(gz + (p - p0), az);
+        }
+      }
+    }
+    if constexpr (HALF) {
+      if (!f) flush(p0, pend - p0, gx, gy, gz);
+    }
+  }
+  RowSums r;
+  r.fx = hsum(fx);
+  r.fy = hsum(fy);
+  r.fz = hsum(fz);
+  if constexpr (EV) {
+    r.e = hsum(e);
+    r.w = hsum(w);
+  }
+  return r;
+}
+
+}  // namespace stratus::md::simd
+#endif
