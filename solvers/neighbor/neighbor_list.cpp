@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "neighbor/neighbor_simd.hpp"
 
 namespace stratus {
 
@@ -64,9 +65,9 @@ BinGrid make_grid(Real3 lo, Real3 inv_width, Int3 nb) {
   return g;
 }
 
-/// Positions in bin order (packed(p) = x(bin_atoms(p))): the candidates of a stencil row are then read
-/// from consecutive memory.
-using Packed = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
+/// Positions in bin order (packed(p) = x(bin_atoms(p))), one array per coordinate: the candidates of a
+/// stencil row are then read from consecutive memory (vector loads on CPUs, coalesced loads on GPUs).
+using Packed = Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace>;
 
 /// Counting sort of atoms 0 .. n-1 into the bins of g: bin_start (nbins + 1) and bin_atoms (n), each bin's
 /// atoms in increasing index order (owned atoms first), and their positions in that order (packed).
@@ -129,6 +130,12 @@ void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_
 /// none (backward rows), or, in i's own row, those in the bins after i's and those above i in its own bin;
 /// ghosts come from every row. Each owned pair is then found once.
 enum RowKind : int { kBackward = 0, kOwnRow = 1, kForward = 2 };
+#ifdef STRATUS_NEIGHBOR_AVX512
+static_assert(simd::kOwnRow == kOwnRow && simd::kForward == kForward, "neighbor_simd.hpp's row kinds");
+constexpr int kSlack = simd::kSlack;
+#else
+constexpr int kSlack = 0;
+#endif
 struct Stencil {
   Kokkos::View<int* [3], MemSpace> rows;  // flat offset of the first bin, bins in the row, RowKind
 };
@@ -198,13 +205,14 @@ KOKKOS_INLINE_FUNCTION void for_each_candidate(const ParticleVec& x, int i, int 
 /// more partners), then compaction into the CSR arrays. Returns the total number of pairs.
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
                       const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, const Packed& xp,
-                      IntView& offsets, IntView& neighbors, int& max_count, int& capacity, IntView& rows) {
+                      IntView& offsets, IntView& neighbors, int& max_count, int& capacity, IntView& rows,
+                      bool portable) {
   offsets = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::offsets"), n_local + 1);
   IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
   auto off = offsets;
   int mx = 0;
   for (;;) {
-    const long long need = static_cast<long long>(n_local) * capacity;
+    const long long need = static_cast<long long>(n_local) * (capacity + kSlack);
     STRATUS_REQUIRE(need <= std::numeric_limits<int>::max(),
                     "neighbor list: " << n_local << " atoms x " << capacity << " partners exceed the int index range");
     if (static_cast<long long>(rows.extent(0)) < need)
@@ -213,11 +221,27 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
     const int cap = capacity;
     const auto st = stencil.rows;
     mx = 0;
+#ifdef STRATUS_NEIGHBOR_AVX512
+    const simd::Candidates cd{st.data(), static_cast<int>(st.extent(0)), bin_start.data(), bin_atoms.data(),
+                              &xp(0, 0),  &xp(0, 1),                     &xp(0, 2)};
+#endif
     Kokkos::parallel_reduce(
         "neighbor::fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n_local),
         KOKKOS_LAMBDA(int i, int& m) {
-          const long long base = static_cast<long long>(i) * cap;
+          const long long base = static_cast<long long>(i) * (cap + kSlack);
           int c = 0;
+#ifdef STRATUS_NEIGHBOR_AVX512
+          if (!portable) {
+            const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+            c = simd::fill_row(i, xi, yi, zi, g.bin_of(xi, yi, zi), n_local, rc2, half, newton_ghost, cd,
+                               tmp.data() + base, cap);
+            count(i) = c;
+            if (c > m) m = c;
+            return;
+          }
+#else
+          (void)portable;
+#endif
           // Every candidate is written; only a taken one advances c (past the capacity the last slot is
           // overwritten, and the count says to widen the rows and repeat).
           for_each_candidate(x, i, n_local, rc2, half, newton_ghost, g, st, bin_start, bin_atoms, xp,
@@ -252,7 +276,7 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
   const int cap = capacity;
   Kokkos::parallel_for(
       "neighbor::compact", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
-        const long long base = static_cast<long long>(i) * cap;
+        const long long base = static_cast<long long>(i) * (cap + kSlack);
         const int s = off(i), c = count(i);
         for (int k = 0; k < c; ++k) nbr(s + k) = tmp(base + k);
       });
@@ -313,7 +337,7 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
   const auto stencil = neighbor_detail::make_stencil(rc, width, grid, params_.half && params_.newton_ghost);
   total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost,
                                               grid, stencil, bin_start, bin_atoms, packed_, offsets_, neighbors_,
-                                              max_neighbors_, capacity_, rows_);
+                                              max_neighbors_, capacity_, rows_, params_.portable);
 
   if (static_cast<int>(x_build_.extent(0)) != n_local)
     x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"), n_local);

@@ -8,7 +8,8 @@
 //   by atom index within each bin: the result does not depend on thread scheduling.
 //   Lists: for each owned atom i, CSR offsets (n_local + 1) and neighbors, in stencil-row-then-index order
 //   (deterministic; a row is a run of bins along x, whose atoms and their positions, packed in bin order,
-//   are consecutive in memory), built in one pass into fixed-width rows (widened and repeated in the rare build
+//   are consecutive in memory; on AVX-512 CPUs the candidates are tested 8 at a time, neighbor_simd.hpp),
+//   built in one pass into fixed-width rows (widened and repeated in the rare build
 //   that needs more) and compacted, with no fixed maximum. A pair (i, j) is listed when
 //   |x_i - x_j|^2 < (cutoff + skin)^2 (strict: pairs at exactly cutoff + skin are left out).
 //     full: every j != i, owned or ghost.
@@ -32,6 +33,8 @@ struct NeighborParams {
   /// Half lists: list a pair with a ghost once, from the side whose partner lies above (z, y, x), instead
   /// of from both sides; the caller must then sum the ghosts' forces back to their owners.
   bool newton_ghost = false;
+  /// The portable candidate loop even where an AVX-512 one exists (tests compare the two lists).
+  bool portable = false;
 
   /// The list cutoff cutoff + skin [length]: pairs closer than this are listed, so it is also the width
   /// of the ghost shell a decomposed caller must provide around its sub-domain. The one place the sum is
@@ -79,7 +82,7 @@ class NeighborList {
   Kokkos::View<int*, MemSpace> offsets_;
   Kokkos::View<int*, MemSpace> neighbors_;  // may hold more entries than total_pairs_
   Kokkos::View<int*, MemSpace> rows_;       // fixed-width rows of the single-pass fill
-  Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> packed_;  // positions in bin order (grow-only)
+  Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace> packed_;  // positions in bin order (grow-only)
   int capacity_ = 32;                       // row width of the next build
   ParticleVec x_build_;                     // owned positions at the last build
 };
