@@ -329,6 +329,17 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
   const int nl = newton_limit;
   [[maybe_unused]] auto acc = sv.access();  // the partners' shares when f is not written directly
   auto flush = [&](int p0, int m, const double* gx, const double* gy, const double* gz) {
+    if (double* __restrict fd = direct) {
+      for (int q = 0; q < m; ++q) {
+        const int j = js[p0 + q];
+        if (j < nl) {
+          fd[3 * j] -= gx[q];
+          fd[3 * j + 1] -= gy[q];
+          fd[3 * j + 2] -= gz[q];
+        }
+      }
+      return;
+    }
     for (int q = 0; q < m; ++q) {
       const int j = js[p0 + q];
       if (j < nl) {
@@ -338,11 +349,9 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
       }
     }
   };
-  double* fd = HALF ? direct : nullptr;
   const int s = off(i), t = off(i + 1);
-  const simd::RowSums r =
-      c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, s, t, nl, tab, fd, flush)
-                : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, s, t, nl, tab, fd, flush);
+  const simd::RowSums r = c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, s, t, nl, tab, flush)
+                                    : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, s, t, nl, tab, flush);
   own_force(acc, i, r.fx, r.fy, r.fz);
   esum += r.e;
   wsum += r.w;
