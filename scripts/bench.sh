@@ -3,7 +3,7 @@
 # The benchmark suite: in one invocation, at each rank count (one OpenMP thread per rank), the LJ melt
 # (LAMMPS' bench/in.lj) at 32,000 and 256,000 atoms, 2D Euler (rising thermal) at 400 x 200 and
 # 2048 x 1024, 3D Euler at 128^3, shallow water at 1024 x 1024, a halo exchange of the 3D state and a
-# neighbor-list build alone (`stratus bench --kernel`), an HDF5 snapshot write next to a plain sequential
+# neighbor-list build alone (`stratus bench --kernel`), HDF5 snapshot writes (4 MB and 100 MB) next to a plain sequential
 # write of the same bytes in as many files on the same file system, and the memory-bandwidth roof (a
 # STREAM triad); where LAMMPS is installed, LAMMPS on the same LJ input, as published (list rebuilt every
 # 20 steps, unchecked) and with Stratus' policy (checked every step: no pair ever missed). Each run of a
@@ -75,10 +75,10 @@ fi
 # shallow water). Kernels: edge or cells, and calls. HDF5: nx:nz:steps:snapshot_every. Triad MiB per array.
 case "$mode" in
   full)  lj=(32k:20:100 256k:40:100) e2d=(400x200:400:200:100 2048x1024:2048:1024:10) e3d=(128:5)
-         sw=(1024:20) halo=(128:100) nbr=(20:10 40:5) h5=400:200:8:2 triad_mib=256 ;;
+         sw=(1024:20) halo=(128:100) nbr=(20:10 40:5) h5=(400:200:8:2 2048:1024:4:2) triad_mib=256 ;;
   quick) lj=(32k:20:50) e2d=(400x200:400:200:50) e3d=(64:5) sw=(256:20) halo=(64:50) nbr=(20:5)
-         h5=400:200:4:2 triad_mib=64 ;;
-  smoke) lj=(2k:8:10) e2d=(100x50:100:50:10) e3d=(24:2) sw=(64:10) halo=(24:20) nbr=(8:3) h5=100:50:2:1
+         h5=(400:200:4:2) triad_mib=64 ;;
+  smoke) lj=(2k:8:10) e2d=(100x50:100:50:10) e3d=(24:2) sw=(64:10) halo=(24:20) nbr=(8:3) h5=(100:50:2:1)
          triad_mib=8 ;;
 esac
 
@@ -250,9 +250,11 @@ for c in "${nbr[@]}"; do
   case_info "neighbor_$label" neighbor "neighbor-list build of the LJ melt, $((4 * cells * cells * cells)) atoms, $calls builds"
   add "neighbor_$label|neighbor|run_kernel@neighbor@$calls@$root/inputs/md/lj_melt.ini@--set@md.cells=$cells $cells $cells"
 done
-IFS=: read -r nx nz steps every <<< "$h5"
-case_info "hdf5_${nx}x$nz" hdf5 "HDF5 snapshots of 2D Euler $nx x $nz, $((steps / every + 1)) files; plain write(2) of the same bytes in as many files, same directory; nothing is fsynced, the .xmf sidecars included"
-add "hdf5_${nx}x$nz|hdf5|run_h5_stratus@$nx@$nz@$steps@$every;run_h5_plain"
+for c in "${h5[@]}"; do
+  IFS=: read -r nx nz steps every <<< "$c"
+  case_info "hdf5_${nx}x$nz" hdf5 "HDF5 snapshots of 2D Euler $nx x $nz, $((steps / every + 1)) files; plain write(2) of the same bytes in as many files, same directory; nothing is fsynced, the .xmf sidecars included"
+  add "hdf5_${nx}x$nz|hdf5|run_h5_stratus@$nx@$nz@$steps@$every;run_h5_plain"
+done
 
 t_start=$(date +%s)
 for p in "${plan[@]}"; do

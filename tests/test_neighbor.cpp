@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -274,6 +275,25 @@ TEST_CASE("neighbor: slab narrower than the stencil", "[neighbor]") {
     CHECK(empty.total_pairs() == 0);
     CHECK(empty.offsets().extent(0) == 1);
     CHECK_FALSE(empty.needs_rebuild(to_device(s.x)));
+  }
+}
+
+// A list keeps its work arrays between builds (grown, never shrunk): one list object built for a dense,
+// then a dilute, then a dense system must give each the brute-force list, with offsets of n_local + 1.
+TEST_CASE("neighbor: one list reused for systems of changing size", "[neighbor]") {
+  const double cutoff = 2.5, skin = 0.3, rc = cutoff + skin;
+  const Real3 big = {{16.0, 16.0, 16.0}}, small = {{12.0, 9.0, 14.0}};
+  for (bool half : {false, true}) {
+    NeighborList nl({cutoff, skin, half});
+    int k = 0;
+    for (const auto& [L, n] : {std::pair<Real3, int>{big, 3000}, {small, 200}, {big, 2500}}) {
+      INFO("half " << half << ", build " << k << " of " << n << " atoms");
+      const System s = with_ghosts(random_atoms(n, L, 99 + static_cast<std::uint64_t>(k++)), L, kPeriodic, rc);
+      nl.build(to_device(s.x), s.n_local, s.n_ghost, s.lo, s.hi);
+      CHECK(static_cast<int>(nl.offsets().extent(0)) == n + 1);
+      CHECK(static_cast<int>(nl.build_positions().extent(0)) == n);
+      CHECK(canonical(from_device(nl), s.n_local, half) == brute_force(s, rc, half));
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -65,19 +66,28 @@ BinGrid make_grid(Real3 lo, Real3 inv_width, Int3 nb) {
   return g;
 }
 
+/// v holds at least n entries afterwards: kept, or reallocated uninitialised with 10 % headroom. A build
+/// then allocates nothing once the sizes have settled (on a GPU every free synchronises the device).
+void ensure(IntView& v, long long n, const char* label) {
+  if (static_cast<long long>(v.extent(0)) < n || v.data() == nullptr)
+    v = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(n + n / 10 + 1));
+}
+
 /// Positions in bin order (packed(p) = x(bin_atoms(p))), one array per coordinate: the candidates of a
 /// stencil row are then read from consecutive memory (vector loads on CPUs, coalesced loads on GPUs).
 using Packed = Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace>;
 
 /// Counting sort of atoms 0 .. n-1 into the bins of g: bin_start (nbins + 1) and bin_atoms (n), each bin's
 /// atoms in increasing index order (owned atoms first), and their positions in that order (packed).
+/// atom_bin and count are work arrays; all are grown as needed, never shrunk.
 void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_start, IntView& bin_atoms,
-                    Packed& packed) {
+                    Packed& packed, IntView& atom_bin, IntView& count) {
   const int nbins = g.nbins;
-  IntView atom_bin(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::atom_bin"), n);
-  IntView count("neighbor::bin_count", nbins);
-  bin_start = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_start"), nbins + 1);
-  bin_atoms = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::bin_atoms"), n);
+  ensure(atom_bin, n, "neighbor::atom_bin");
+  ensure(count, nbins, "neighbor::bin_count");
+  Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nbins)), 0);
+  ensure(bin_start, nbins + 1LL, "neighbor::bin_start");
+  ensure(bin_atoms, n, "neighbor::bin_atoms");
   if (static_cast<int>(packed.extent(0)) < n)
     packed = Packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::packed"), n + n / 10);
   auto start = bin_start;
@@ -206,9 +216,9 @@ KOKKOS_INLINE_FUNCTION void for_each_candidate(const ParticleVec& x, int i, int 
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
                       const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, const Packed& xp,
                       IntView& offsets, IntView& neighbors, int& max_count, int& capacity, IntView& rows,
-                      bool portable) {
-  offsets = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::offsets"), n_local + 1);
-  IntView count(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::count"), n_local);
+                      IntView& count, bool portable) {
+  ensure(offsets, n_local + 1LL, "neighbor::offsets");
+  ensure(count, n_local, "neighbor::count");
   auto off = offsets;
   int mx = 0;
   for (;;) {
@@ -330,18 +340,19 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
                                               << ", " << hi[2] << ")");
 
   const neighbor_detail::BinGrid grid = neighbor_detail::make_grid(lo, inv_width, nb);
-  neighbor_detail::IntView bin_start, bin_atoms;
-  neighbor_detail::sort_into_bins(x, n, grid, bin_start, bin_atoms, packed_);
+  neighbor_detail::sort_into_bins(x, n, grid, bin_start_, bin_atoms_, packed_, atom_bin_, bin_count_);
   Real3 width;
   for (int d = 0; d < 3; ++d) width[d] = 1.0 / inv_width[d];
   const auto stencil = neighbor_detail::make_stencil(rc, width, grid, params_.half && params_.newton_ghost);
   total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost,
-                                              grid, stencil, bin_start, bin_atoms, packed_, offsets_, neighbors_,
-                                              max_neighbors_, capacity_, rows_, params_.portable);
+                                              grid, stencil, bin_start_, bin_atoms_, packed_, offsets_, neighbors_,
+                                              max_neighbors_, capacity_, rows_, count_, params_.portable);
 
-  if (static_cast<int>(x_build_.extent(0)) != n_local)
-    x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"), n_local);
-  Kokkos::deep_copy(x_build_, Kokkos::subview(x, std::make_pair(0, n_local), Kokkos::ALL));
+  if (static_cast<int>(x_build_.extent(0)) < n_local || x_build_.data() == nullptr)
+    x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"),
+                           n_local + n_local / 10 + 1);
+  Kokkos::deep_copy(Kokkos::subview(x_build_, std::make_pair(0, n_local), Kokkos::ALL),
+                    Kokkos::subview(x, std::make_pair(0, n_local), Kokkos::ALL));
   n_local_ = n_local;
   n_ghost_ = n_ghost;
   nbin_ = nb;

@@ -22,6 +22,8 @@
 //   strictly more than skin / 2 since (a device max-reduction).
 // All per-step work runs on the device; the host only reads back a few scalars.
 #pragma once
+#include <utility>
+
 #include "core/types.hpp"
 
 namespace stratus {
@@ -55,7 +57,9 @@ class NeighborList {
   bool needs_rebuild(const ParticleVec& x) const;
 
   /// CSR list: the neighbors of owned atom i are neighbors()(offsets()(i) .. offsets()(i + 1) - 1).
-  Kokkos::View<const int*, MemSpace> offsets() const { return offsets_; }
+  Kokkos::View<const int*, MemSpace> offsets() const {
+    return Kokkos::subview(offsets_, std::make_pair(0, n_local_ + 1));
+  }
   Kokkos::View<const int*, MemSpace> neighbors() const { return neighbors_; }
 
   const NeighborParams& params() const { return params_; }
@@ -66,7 +70,7 @@ class NeighborList {
   int max_neighbors() const { return max_neighbors_; }
   long long total_pairs() const { return total_pairs_; }
   /// Owned positions at the last build (what needs_rebuild() compares against).
-  const ParticleVec& build_positions() const { return x_build_; }
+  ParticleVec build_positions() const { return Kokkos::subview(x_build_, std::make_pair(0, n_local_), Kokkos::ALL); }
   /// Bins per direction of the last build.
   Int3 bins() const { return nbin_; }
   int builds() const { return builds_; }
@@ -79,12 +83,15 @@ class NeighborList {
   long long total_pairs_ = 0;
   int builds_ = 0;
   Int3 nbin_ = {{0, 0, 0}};
-  Kokkos::View<int*, MemSpace> offsets_;
+  Kokkos::View<int*, MemSpace> offsets_;    // n_local + 1 used (grow-only, as every array here)
   Kokkos::View<int*, MemSpace> neighbors_;  // may hold more entries than total_pairs_
   Kokkos::View<int*, MemSpace> rows_;       // fixed-width rows of the single-pass fill
   Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace> packed_;  // positions in bin order (grow-only)
   int capacity_ = 32;                       // row width of the next build
-  ParticleVec x_build_;                     // owned positions at the last build
+  ParticleVec x_build_;                     // owned positions at the last build (n_local rows used)
+  // Work arrays of a build: atoms' bins, per-bin counts, bins' first atoms, atoms in bin order, per-atom
+  // partner counts.
+  Kokkos::View<int*, MemSpace> atom_bin_, bin_count_, bin_start_, bin_atoms_, count_;
 };
 
 }  // namespace stratus
