@@ -227,6 +227,32 @@ struct PairKernel {
     }
   }
   KOKKOS_FORCEINLINE_FUNCTION void masked_row(int i, double& esum, double& wsum) const;
+  // A half list's partners js[0 .. m) take minus the pair forces gx, gy, gz (those below newton_limit):
+  // into f directly, or through the ScatterView.
+  template <class Access>
+  KOKKOS_FORCEINLINE_FUNCTION void give_shares(Access& acc, const int* js, int m, const double* gx, const double* gy,
+                                               const double* gz) const {
+    const int nl = newton_limit;
+    if (double* __restrict fd = direct) {
+      for (int q = 0; q < m; ++q) {
+        const int j = js[q];
+        if (j < nl) {
+          fd[3 * j] -= gx[q];
+          fd[3 * j + 1] -= gy[q];
+          fd[3 * j + 2] -= gz[q];
+        }
+      }
+      return;
+    }
+    for (int q = 0; q < m; ++q) {
+      const int j = js[q];
+      if (j < nl) {
+        acc(j, 0) -= gx[q];
+        acc(j, 1) -= gy[q];
+        acc(j, 2) -= gz[q];
+      }
+    }
+  }
 #ifdef STRATUS_PAIR_AVX512
   void simd_row(int i, double& esum, double& wsum) const;
 #endif
@@ -292,27 +318,7 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
         w += weight * rsq * fp;
       }
     }
-    if constexpr (HALF) {
-      if (double* __restrict fd = direct) {
-        for (int q = 0; q < m; ++q) {
-          const int j = js[p0 + q];
-          if (j < nl) {
-            fd[3 * j] -= gx[q];
-            fd[3 * j + 1] -= gy[q];
-            fd[3 * j + 2] -= gz[q];
-          }
-        }
-      } else {
-        for (int q = 0; q < m; ++q) {
-          const int j = js[p0 + q];
-          if (j < nl) {
-            acc(j, 0) -= gx[q];
-            acc(j, 1) -= gy[q];
-            acc(j, 2) -= gz[q];
-          }
-        }
-      }
-    }
+    if constexpr (HALF) give_shares(acc, js + p0, m, gx, gy, gz);
   }
   own_force(acc, i, fx, fy, fz);
   esum += e;
@@ -329,25 +335,7 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
   const int nl = newton_limit;
   [[maybe_unused]] auto acc = sv.access();  // the partners' shares when f is not written directly
   auto flush = [&](int p0, int m, const double* gx, const double* gy, const double* gz) {
-    if (double* __restrict fd = direct) {
-      for (int q = 0; q < m; ++q) {
-        const int j = js[p0 + q];
-        if (j < nl) {
-          fd[3 * j] -= gx[q];
-          fd[3 * j + 1] -= gy[q];
-          fd[3 * j + 2] -= gz[q];
-        }
-      }
-      return;
-    }
-    for (int q = 0; q < m; ++q) {
-      const int j = js[p0 + q];
-      if (j < nl) {
-        acc(j, 0) -= gx[q];
-        acc(j, 1) -= gy[q];
-        acc(j, 2) -= gz[q];
-      }
-    }
+    give_shares(acc, js + p0, m, gx, gy, gz);
   };
   const int s = off(i), t = off(i + 1);
   const simd::RowSums r = c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, s, t, nl, tab, flush)
