@@ -36,14 +36,14 @@ if(NOT HDF5_C_COMPILER_EXECUTABLE)
   endif()
 endif()
 set(HDF5_PREFER_PARALLEL TRUE)
-find_package(HDF5 1.10 REQUIRED COMPONENTS C)
+find_package(HDF5 1.10 REQUIRED COMPONENTS C HL)  # HL: dimension scales (CF / netCDF-4 coordinates)
 if(NOT HDF5_IS_PARALLEL)
   message(FATAL_ERROR "Stratus needs a parallel (MPI) HDF5; found a serial one (${HDF5_C_COMPILER_EXECUTABLE}). "
                       "On Debian: apt-get install libhdf5-mpich-dev")
 endif()
 add_library(stratus_hdf5 INTERFACE)
 target_include_directories(stratus_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
-target_link_libraries(stratus_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+target_link_libraries(stratus_hdf5 INTERFACE ${HDF5_C_HL_LIBRARIES} ${HDF5_C_LIBRARIES})
 target_compile_definitions(stratus_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} H5_USE_110_API)
 
 # --- Boost.Program_options (input decks and the command line).

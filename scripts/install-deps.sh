@@ -59,6 +59,7 @@ packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
           libboost-program-options-dev catch2 libfftw3-dev)
 [ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis python3-jsonschema procps
+                                     netcdf-bin cdo python3-xarray python3-netcdf4
                                      slurm-wlm slurm-client munge)
 [ "$fuzz_tools" = 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 missing=()

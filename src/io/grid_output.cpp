@@ -31,6 +31,7 @@
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
+#include "io/cf_grid.hpp"
 #include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/space.hpp"
@@ -113,6 +114,10 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
                 std::vector<double>& buf) {
   h5::File file = h5::open_parallel(decomp.comm(), path, true, "HDF5");
   write_root_attributes(file.get(), decomp, g, prov, step, time);
+  h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
+  h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
+  CfCoordinates coords =
+      write_cf_coordinates(file.get(), g, prov.length_unit, prov.time_unit, time, dxpl.get(), decomp.rank() == 0);
 
   h5::Group fields(H5Gcreate2(file.get(), "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    "create group /fields in '" + path + "'");
@@ -145,8 +150,6 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
     h5::check_status(H5Pset_shuffle(dcpl.get()), "enable the shuffle filter");
     h5::check_status(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate)), "enable deflate");
   }
-  h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
-  h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
 
   const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
   const int gx = g.ng[0], gy = g.ng[1], gz = g.ng[2];
@@ -166,8 +169,10 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
         H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : buf.data()),
         "write " + what);
     h5::write_attribute(ds.get(), "unit", v.unit);
+    describe_cf_field(file.get(), ds.get(), "/fields/" + v.name, v, coords);
     ds.close("close " + what);
   }
+  for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time}) c->close("close a coordinate in '" + path + "'");
   fields.close("close group /fields in '" + path + "'");
   file.close("close '" + path + "'");
 }
