@@ -257,14 +257,16 @@ EOF
   pass "$name: exit 1 in $took s, '${line#stratus: error: }', no temporaries, $(echo "$chk" | grep -c .) checkpoint(s) valid, all output readable"
   umount "$m" 2> /dev/null || { sleep 1; umount -l "$m"; }
 }
-grid_deck "$T/full_grid.ini" "unused"
+# Checkpoints fill this one: one snapshot (step 0) and a disk too small for a second checkpoint beside
+# the first (so the failing write is a checkpoint whatever a snapshot weighs).
+grid_deck "$T/full_grid.ini" "unused" "snapshot_every = 40"
 grid_deck "$T/full_snap.ini" "unused" "checkpoint_every = 0"
 md_deck "$T/full_md.ini" "unused"
 md_deck "$T/full_traj.ini" "unused"
 sed -i 's/^checkpoint_every = 5$/checkpoint_every = 0/' "$T/full_traj.ini"
 for np in 1 2; do
   for reserve in 1 0; do
-    full_disk "grid_np${np}_check${reserve}" "$np" 300k "$reserve" "$T/full_grid.ini" "g_chk_[0-9]+[.]h5"
+    full_disk "grid_np${np}_check${reserve}" "$np" 160k "$reserve" "$T/full_grid.ini" "g_chk_[0-9]+[.]h5"
     full_disk "snapshots_np${np}_check${reserve}" "$np" 300k "$reserve" "$T/full_snap.ini" "g_[0-9]+[.](h5|xmf)"
     full_disk "md_np${np}_check${reserve}" "$np" 2m "$reserve" "$T/full_md.ini" "m_chk_[0-9]+[.]h5"
     full_disk "trajectory_np${np}_check${reserve}" "$np" 1m "$reserve" "$T/full_traj.ini" "m[.](h5md|xmf)"
