@@ -37,6 +37,9 @@ namespace po = boost::program_options;
 namespace stratus {
 namespace {
 
+// Kernels run on host threads (the OpenMP or Serial backend), whose count the banner gives.
+constexpr bool kHostKernels = std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+
 const char* kUsage =
     "usage: stratus <command> [DECK] [options]\n"
     "commands:\n"
@@ -267,7 +270,8 @@ int run_command(const Cli& cli, const Runtime& rt) {
       log::warn("deck '" + deck.source() + "': key '" + k + "' is not used by physics '" + rp.physics + "'");
 
   std::ostringstream head;
-  head << "Stratus " << kVersion << " (git " << kGitHash << "), " << rt.size() << " MPI rank(s), Kokkos "
+  head << "Stratus " << kVersion << " (git " << kGitHash << "), " << rt.size() << " MPI rank(s)"
+       << (kHostKernels ? " x " + std::to_string(rt.host_threads()) + " thread(s)" : std::string()) << ", Kokkos "
        << Kokkos::DefaultExecutionSpace::name() << "\n"
        << "deck: " << deck.source() << "\n"
        << sim->describe() << "\n"

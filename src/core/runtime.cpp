@@ -10,8 +10,17 @@
 #include <cufft.h>
 #endif
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sstream>
+#include <thread>
+#include <vector>
+#ifdef KOKKOS_ENABLE_OPENMP
+#include <omp.h>
+#include <sched.h>
+#endif
 
 #include "comm/grid_halo.hpp"
 #include "core/device.hpp"
@@ -19,6 +28,46 @@
 #include "stratus/version.hpp"
 
 namespace stratus {
+
+namespace {
+
+bool has_option(int argc, char** argv, const char* name) {  // name or name=...
+  const std::size_t n = std::strlen(name);
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) return true;
+  return false;
+}
+
+#ifdef KOKKOS_ENABLE_OPENMP
+// Host threads of the OpenMP backend, before Kokkos starts. OMP_PROC_BIND: the OpenMP runtime read its
+// environment when it was loaded, so setting it now binds nothing; unset, it is set to "false" (what
+// unset means: no binding), so that Kokkos does not print its four-line warning on every rank. Threads:
+// unless OMP_NUM_THREADS, KOKKOS_NUM_THREADS or --kokkos-threads / --threads say how many, each rank takes
+// its share of the cores the job may use on its node (the union of the ranks' affinity masks over the
+// ranks there, at least 1, at most its own mask) instead of every core. Returns the node's ranks and cores.
+std::pair<int, int> set_up_host_threads(MPI_Comm comm, int argc, char** argv) {
+  if (!std::getenv("OMP_PROC_BIND")) setenv("OMP_PROC_BIND", "false", 0);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_ranks = 1;
+  MPI_Comm_size(node, &node_ranks);
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) {
+    const unsigned n = std::max(1U, std::thread::hardware_concurrency());
+    for (unsigned c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(c, &mine);
+  }
+  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof(cpu_set_t)), MPI_BYTE, MPI_BOR, node);
+  MPI_Comm_free(&node);
+  const int own = CPU_COUNT(&mine), cores = CPU_COUNT(&all);
+  const bool given = std::getenv("OMP_NUM_THREADS") || std::getenv("KOKKOS_NUM_THREADS") ||
+                     has_option(argc, argv, "--kokkos-threads") || has_option(argc, argv, "--threads");
+  if (!given) omp_set_num_threads(std::max(1, std::min(own, cores / node_ranks)));
+  return {node_ranks, cores};
+}
+#endif
+
+}  // namespace
 
 Runtime::Runtime(int& argc, char**& argv) {
   int init = 0;
@@ -44,8 +93,36 @@ Runtime::Runtime(int& argc, char**& argv) {
       std::cerr << "stratus: error: " << (size_ > 1 ? "rank " + std::to_string(rank_) + ": " : "") << why << std::endl;
     return;
   }
+#ifdef KOKKOS_ENABLE_OPENMP
+  const auto [node_ranks, cores] = set_up_host_threads(MPI_COMM_WORLD, argc, argv);
+#endif
+  // Kokkos 3.4 takes a plain --help as its own and prints its options: it sees a stand-in, put back after.
+  static char stand_in[] = "--stratus-help-stand-in";
+  std::vector<int> helps;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0) {
+      helps.push_back(i);
+      argv[i] = stand_in;
+    }
   Kokkos::initialize(argc, argv);
   kokkos_ = true;
+  static char help[] = "--help";
+  for (int i = 1; i < argc; ++i)
+    if (argv[i] == stand_in) argv[i] = help;
+  host_threads_ = Kokkos::DefaultHostExecutionSpace().concurrency();
+#ifdef KOKKOS_ENABLE_OPENMP
+  // One warning, from rank 0, when some node runs more threads than it has cores.
+  int over = node_ranks * host_threads_ > cores ? 1 : 0, any = 0;
+  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any && rank_ == 0) {
+    std::ostringstream os;
+    os << "stratus: warning: " << node_ranks << " rank(s) x " << host_threads_ << " thread(s) exceed the " << cores
+       << " core(s) this job may use on a node" << (over ? "" : " (on another node than rank 0's)")
+       << ": threads will wait for each other; set OMP_NUM_THREADS to at most " << std::max(1, cores / node_ranks)
+       << " (cores / ranks per node)";
+    std::cerr << os.str() << std::endl;
+  }
+#endif
 }
 
 Runtime::~Runtime() {

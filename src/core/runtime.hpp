@@ -1,7 +1,8 @@
 // RAII owner of MPI and Kokkos. Exactly one Runtime lives in a process (the executable's main or a
 // test main); it initialises MPI (thread level FUNNELED) then Kokkos, and finalises in reverse order.
-// Before Kokkos, each rank picks and checks its GPU (core/device.hpp). It does not parse Stratus' own
-// command line.
+// Before Kokkos, each rank picks and checks its GPU (core/device.hpp) or, on the OpenMP backend, its
+// number of host threads (its share of the node's cores unless the user chose) and silences Kokkos'
+// OMP_PROC_BIND warning; a --help goes past Kokkos untouched. It does not parse Stratus' own command line.
 #pragma once
 #include <mpi.h>
 
@@ -24,12 +25,16 @@ class Runtime {
   /// False when this process cannot run kernels (no usable GPU, or one of another compute capability);
   /// the reason has then been printed by the ranks concerned and Kokkos is not initialised.
   bool kokkos_ready() const { return kokkos_; }
+  /// Host threads per rank (the OpenMP backend's, 1 for Serial): OMP_NUM_THREADS or the like when set,
+  /// else this rank's share of the node's cores.
+  int host_threads() const { return host_threads_; }
 
  private:
   int rank_ = 0;
   int size_ = 1;
   bool own_mpi_ = false;
   bool kokkos_ = false;
+  int host_threads_ = 1;
 };
 
 /// Human-readable versions of everything this build links, one item per line (for `stratus info`).
