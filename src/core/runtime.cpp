@@ -31,6 +31,7 @@ namespace stratus {
 
 namespace {
 
+#ifdef KOKKOS_ENABLE_OPENMP
 bool has_option(int argc, char** argv, const char* name) {  // name or name=...
   const std::size_t n = std::strlen(name);
   for (int i = 1; i < argc; ++i)
@@ -38,7 +39,6 @@ bool has_option(int argc, char** argv, const char* name) {  // name or name=...
   return false;
 }
 
-#ifdef KOKKOS_ENABLE_OPENMP
 // Host threads of the OpenMP backend, before Kokkos starts. OMP_PROC_BIND: the OpenMP runtime read its
 // environment when it was loaded, so setting it now binds nothing; unset, it is set to "false" (what
 // unset means: no binding), so that Kokkos does not print its four-line warning on every rank. Threads:
