@@ -60,6 +60,9 @@ for kind in euler md pppm; do
     # the history table continues: one row per 5 steps from 0 to N, in order
     steps=$(cut -d, -f1 "$b/${name}_history.csv" | tail -n +2 | tr '\n' ' ')
     [[ $steps == "0 5 10 15 20 25 30 35 40 " ]] || fail "$kind np$np: restarted history steps are '$steps'"
+    # ... and is the uninterrupted run's, byte for byte (no row of dt = 0 at the restart)
+    cmp -s "$a/${name}_history.csv" "$b/${name}_history.csv" ||
+      fail "$kind np$np: the restarted history differs from the uninterrupted one: $(diff "$a/${name}_history.csv" "$b/${name}_history.csv" | head -n 4)"
     if [[ $kind == euler ]]; then  # the series file lists the snapshots from before the restart too
       for st in 000000 0000$HALF 0000$N; do
         grep -q "thermal_$st.h5" "$b/thermal.xmf" || fail "$kind np$np: thermal.xmf after the restart lacks step $st"

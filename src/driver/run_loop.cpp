@@ -337,7 +337,9 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   double last_dt = 0.0, loop_start = 0.0, loop_end = 0.0;
   try {
     snapshot();
-    check_finite(record(0.0));
+    // A restarted run continues the table: the row of its first step, if the cadence gave one, is the
+    // earlier run's (with the dt that led to it), kept by HistoryTable.
+    if (resume_step < 0) check_finite(record(0.0));
 
     long progress_every = rp.progress_every;
     long last_snapshot = clock.step;

@@ -360,13 +360,13 @@ HistoryTable::HistoryTable(MPI_Comm comm, const std::string& path, const std::ve
     try {
       const fs::path parent = fs::path(path).parent_path();
       if (!parent.empty()) fs::create_directories(parent);
-      std::vector<std::string> kept;  // a restarted run keeps the rows before its first step
+      std::vector<std::string> kept;  // a restarted run keeps the rows up to its first step
       if (resume_step >= 0) {
         std::ifstream old(path);
         std::string line;
         std::getline(old, line);  // header
         while (std::getline(old, line))
-          if (!line.empty() && std::strtod(line.c_str(), nullptr) < static_cast<double>(resume_step))
+          if (!line.empty() && std::strtod(line.c_str(), nullptr) <= static_cast<double>(resume_step))
             kept.push_back(line);
       }
       // The header and the kept rows go to a temporary renamed over the table, so that a failure or a kill

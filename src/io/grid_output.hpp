@@ -85,7 +85,8 @@ class GridSnapshotWriter {
 class HistoryTable {
  public:
   /// Creates (truncates) the file on rank 0, creating the directory if needed. With resume_step >= 0
-  /// (a restarted run) the rows of an existing file for steps before resume_step are kept.
+  /// (a restarted run) the rows of an existing file for steps up to resume_step are kept (the restarted
+  /// run writes none for resume_step itself).
   HistoryTable(MPI_Comm comm, const std::string& path, const std::vector<std::string>& columns, long resume_step = -1);
   /// values.size() must equal the number of columns; call on every rank (only rank 0 writes).
   void append(const std::vector<double>& values);
