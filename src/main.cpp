@@ -22,6 +22,7 @@
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "driver/bench.hpp"
+#include "driver/output_listing.hpp"
 #include "driver/run_loop.hpp"
 #include "driver/simulation.hpp"
 #include "input/deck.hpp"
@@ -290,11 +291,7 @@ int run_command(const Cli& cli, const Runtime& rt) {
   log::info(head.str());
   const RunStatus st = run_simulation(*sim, deck, rp, rt.comm(), plan);
   if (plan.complete) return 0;
-  if (sim->grid_fields())
-    log::info("output in " + rp.output_dir + ": " + rp.name + ".xmf (open in ParaView or VisIt), " + rp.name +
-              "_NNNNNN.h5 snapshots, " + rp.name + "_history.csv, " + rp.name + "_report.json");
-  else
-    log::info("output in " + rp.output_dir + ": " + rp.name + "_history.csv, " + rp.name + "_report.json");
+  if (rt.is_root()) log::info("output in " + rp.output_dir + ": " + list_outputs(rp.output_dir, rp.name));
   if (st == RunStatus::interrupted)
     log::info("stopped early (exit code 3): continue with the same command and --restart auto");
   return static_cast<int>(st);

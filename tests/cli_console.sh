@@ -3,7 +3,7 @@
 # launches), 2 ranks print no Kokkos OMP_PROC_BIND warning and take their share of the cores (the banner
 # says "2 MPI rank(s) x N thread(s)", N = max(1, nproc / 2)); more threads than cores give exactly one
 # warning line, from rank 0, naming the counts; `stratus --help` starts with Stratus' usage, not Kokkos'
-# options.
+# options; the closing "output in" line names every file the run wrote.
 #   usage: cli_console.sh STRATUS MPIEXEC SOURCE_DIR
 # shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -42,3 +42,15 @@ pass "OMP_NUM_THREADS=$over at 2 ranks: one warning line"
 expect_rc 0 one.log env OMP_NUM_THREADS=1 "$MPIEXEC" -n 2 "$STRATUS" "${tiny[@]}" --set run.output_dir="$T/one"
 ! grep -q "exceed the" one.log || fail "a warning with 1 thread per rank"
 pass "OMP_NUM_THREADS=1: no warning"
+
+# The closing line names every file of the run: the trajectory and checkpoints of an MD run too, numbered
+# series folded with their count.
+expect_rc 0 md.log "$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set "md.cells=4 4 4" --set run.max_steps=20 \
+  --set run.checkpoint_every=10 --set run.snapshot_every=10 --set run.output_dir="$T/md"
+want="output in $T/md: lj_melt.done, lj_melt.h5md, lj_melt.xmf (open in ParaView or VisIt), lj_melt_chk_NNNNNNNN.h5 (2 checkpoints), lj_melt_history.csv, lj_melt_report.json"
+grep -qxF "$want" md.log || fail "MD summary line: $(grep 'output in' md.log)"
+expect_rc 0 grid.log "$STRATUS" run "$SRC/inputs/climate/thermal.ini" --set grid.nx=40 --set grid.nz=20 \
+  --set run.max_steps=6 --set run.snapshot_every=3 --set run.output_dir="$T/grid"
+want="output in $T/grid: thermal.done, thermal.xmf (open in ParaView or VisIt), thermal_NNNNNN.h5 (3 snapshots), thermal_NNNNNN.xmf (3 files), thermal_history.csv, thermal_report.json"
+grep -qxF "$want" grid.log || fail "grid summary line: $(grep 'output in' grid.log)"
+pass "the closing line lists every output file (MD: trajectory, checkpoints; grid: snapshots)"
