@@ -4,7 +4,8 @@ columns step, time, dt, then the physics' diagnostics), one panel per column, to
 
 usage: plot_history.py HISTORY.csv [-c COL ...] [-o OUT.png] [--x step|time]
 
-  -c COL ...     the columns to plot (default: every diagnostic column after dt, at most 6)
+  -c COL ...     the columns to plot, repeatable: -c a b and -c a -c b are the same (default: every
+                 diagnostic column after dt, at most 6)
   -o OUT.png     the image (default: HISTORY.png next to the table)
   --x step|time  the abscissa (default: time)
 
@@ -54,8 +55,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("history", metavar="HISTORY.csv")
-    p.add_argument("-c", "--columns", nargs="+", metavar="COL", help="columns to plot (default: all after dt, "
-                   f"at most {MAX_DEFAULT})")
+    # extend: "-c a b" and "-c a -c b" both plot a and b (with "store", a repeated -c kept only the last)
+    p.add_argument("-c", "--columns", nargs="+", action="extend", metavar="COL",
+                   help=f"columns to plot, repeatable (default: all after dt, at most {MAX_DEFAULT})")
     p.add_argument("-o", "--output", metavar="OUT.png", help="output image (default: next to the table)")
     p.add_argument("--x", choices=["step", "time"], default="time", help="abscissa (default: time)")
     a = p.parse_args(argv)
@@ -97,6 +99,7 @@ def main(argv=None):
         axes[(n - 1 - c) // ncols][c].xaxis.set_tick_params(labelbottom=True)
     fig.suptitle(os.path.basename(a.history))
     fig.tight_layout()
+    print(f"panels: {', '.join(chosen)} against {a.x}")
     save(fig, out)
     return 0
 
