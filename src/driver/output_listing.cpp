@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "io/output_dir.hpp"
+
 namespace stratus {
 
 namespace fs = std::filesystem;
@@ -31,10 +33,6 @@ std::string fold_digits(const std::string& f) {
   return out;
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 std::string list_outputs(const std::string& dir, const std::string& name) {
@@ -42,14 +40,8 @@ std::string list_outputs(const std::string& dir, const std::string& name) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code ignored;
-    if (!it->is_regular_file(ignored)) continue;
     const std::string f = it->path().filename().string();
-    if (f.size() <= name.size() || f.compare(0, name.size(), name) != 0) continue;
-    const char next = f[name.size()];
-    if ((next != '.' && next != '_') || ends_with(f, ".tmp") || ends_with(f, ".lock") ||
-        f.find(".tmp.") != std::string::npos)
-      continue;
-    ++files[fold_digits(f)];
+    if (is_run_output(f, name) && it->is_regular_file(ignored)) ++files[fold_digits(f)];
   }
   std::ostringstream os;
   bool first = true;
@@ -58,8 +50,8 @@ std::string list_outputs(const std::string& dir, const std::string& name) {
     first = false;
     if (f == name + ".xmf") os << " (open in ParaView or VisIt)";
     if (f.find("NNNNNN") != std::string::npos) {
-      const char* what = f.find("_chk_") != std::string::npos ? " checkpoint" : (ends_with(f, ".h5") ? " snapshot" : " file");
-      os << " (" << n << what << (n == 1 ? "" : "s") << ")";
+      const bool chk = f.find("_chk_") != std::string::npos, h5 = fs::path(f).extension() == ".h5";
+      os << " (" << n << (chk ? " checkpoint" : (h5 ? " snapshot" : " file")) << (n == 1 ? "" : "s") << ")";
     }
   }
   return os.str();

@@ -6,8 +6,9 @@
 namespace stratus {
 
 /// "NAME.h5md, NAME.xmf (open in ParaView or VisIt), NAME_NNNNNN.h5 (5 snapshots), NAME_chk_NNNNNNNN.h5
-/// (2 checkpoints), NAME_history.csv, ..." for the regular files of dir named NAME.* or NAME_*, sorted;
-/// runs of 6 or more digits become N's; temporaries and lock files are left out. Empty if there are none.
+/// (2 checkpoints), NAME_history.csv, ..." for the regular files of dir that are outputs of run NAME
+/// (is_run_output: no temporaries, no other files), sorted; runs of 6 or more digits become N's. Empty if
+/// there are none.
 std::string list_outputs(const std::string& dir, const std::string& name);
 
 }  // namespace stratus
