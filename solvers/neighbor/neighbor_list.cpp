@@ -68,9 +68,11 @@ BinGrid make_grid(Real3 lo, Real3 inv_width, Int3 nb) {
 
 /// v holds at least n entries afterwards: kept, or reallocated uninitialised with 10 % headroom. A build
 /// then allocates nothing once the sizes have settled (on a GPU every free synchronises the device).
-void ensure(IntView& v, long long n, const char* label) {
+template <class View>
+void ensure(View& v, long long n, const char* label) {
   if (static_cast<long long>(v.extent(0)) < n || v.data() == nullptr)
-    v = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(n + n / 10 + 1));
+    v = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+             static_cast<std::size_t>(n + n / 10 + 1));
 }
 
 /// Positions in bin order (packed(p) = x(bin_atoms(p))), one array per coordinate: the candidates of a
@@ -88,8 +90,7 @@ void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_
   Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nbins)), 0);
   ensure(bin_start, nbins + 1LL, "neighbor::bin_start");
   ensure(bin_atoms, n, "neighbor::bin_atoms");
-  if (static_cast<int>(packed.extent(0)) < n)
-    packed = Packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::packed"), n + n / 10);
+  ensure(packed, n, "neighbor::packed");
   auto start = bin_start;
   auto atoms = bin_atoms;
   auto xp = packed;
@@ -348,9 +349,7 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
                                               grid, stencil, bin_start_, bin_atoms_, packed_, offsets_, neighbors_,
                                               max_neighbors_, capacity_, rows_, count_, params_.portable);
 
-  if (static_cast<int>(x_build_.extent(0)) < n_local || x_build_.data() == nullptr)
-    x_build_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::x_build"),
-                           n_local + n_local / 10 + 1);
+  neighbor_detail::ensure(x_build_, n_local, "neighbor::x_build");
   Kokkos::deep_copy(Kokkos::subview(x_build_, std::make_pair(0, n_local), Kokkos::ALL),
                     Kokkos::subview(x, std::make_pair(0, n_local), Kokkos::ALL));
   n_local_ = n_local;
