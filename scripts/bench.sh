@@ -3,9 +3,9 @@
 # The benchmark suite: in one invocation, at each rank count (one OpenMP thread per rank), the LJ melt
 # (LAMMPS' bench/in.lj) at 32,000 and 256,000 atoms, 2D Euler (rising thermal) at 400 x 200 and
 # 2048 x 1024, 3D Euler at 128^3, shallow water at 1024 x 1024, a halo exchange of the 3D state and a
-# neighbor-list build alone (`stratus bench --kernel`), HDF5 snapshot writes (4 MB and 100 MB) next to a plain sequential
-# write of the same bytes in as many files on the same file system, and the memory-bandwidth roof (a
-# STREAM triad); where LAMMPS is installed, LAMMPS on the same LJ input, as published (list rebuilt every
+# neighbor-list build alone (`stratus bench --kernel`), HDF5 snapshot writes (4 MB and 100 MB) next to a
+# plain sequential write of the same bytes in as many files on the same file system, and the
+# memory-bandwidth roof (a STREAM triad); where LAMMPS is installed, LAMMPS on the same LJ input, as published (list rebuilt every
 # 20 steps, unchecked) and with Stratus' policy (checked every step: no pair ever missed). Each run of a
 # case alternates the codes (A B A B ...); medians of --runs runs are reported.
 #   LJ: the "throughput:" line of `stratus run` (trajectory off) and atoms x steps / "Loop time" of LAMMPS,

@@ -16,7 +16,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-#include <vector>
 #ifdef KOKKOS_ENABLE_OPENMP
 #include <omp.h>
 #include <sched.h>
@@ -98,12 +97,8 @@ Runtime::Runtime(int& argc, char**& argv) {
 #endif
   // Kokkos 3.4 takes a plain --help as its own and prints its options: it sees a stand-in, put back after.
   static char stand_in[] = "--stratus-help-stand-in";
-  std::vector<int> helps;
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0) {
-      helps.push_back(i);
-      argv[i] = stand_in;
-    }
+    if (std::strcmp(argv[i], "--help") == 0) argv[i] = stand_in;
   Kokkos::initialize(argc, argv);
   kokkos_ = true;
   static char help[] = "--help";

@@ -67,16 +67,14 @@ CfCoordinates write_cf_coordinates(hid_t file, const LocalGrid& g, const std::st
   c.time = h5::Dataset(
       H5Dcreate2(file, "time", H5T_IEEE_F64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
       "create coordinate time");
-  {
-    h5::Dataspace all(H5Screate(H5S_SCALAR), "create memory dataspace of time");
+  {  // collective: the root rank writes the value, the others select nothing
+    h5::Dataspace mem(H5Screate(H5S_SCALAR), "create memory dataspace of time");
+    h5::Dataspace in_file(H5Screate(H5S_SCALAR), "create file dataspace of time");
     if (!root) {
-      h5::check_status(H5Sselect_none(all.get()), "select nothing of time");
-      h5::Dataspace none(H5Screate(H5S_SCALAR), "create file dataspace of time");
-      h5::check_status(H5Sselect_none(none.get()), "select nothing of time");
-      h5::check_status(H5Dwrite(c.time.get(), H5T_NATIVE_DOUBLE, all.get(), none.get(), dxpl, &time), "write time");
-    } else {
-      h5::check_status(H5Dwrite(c.time.get(), H5T_NATIVE_DOUBLE, all.get(), all.get(), dxpl, &time), "write time");
+      h5::check_status(H5Sselect_none(mem.get()), "select nothing of time in memory");
+      h5::check_status(H5Sselect_none(in_file.get()), "select nothing of time");
     }
+    h5::check_status(H5Dwrite(c.time.get(), H5T_NATIVE_DOUBLE, mem.get(), in_file.get(), dxpl, &time), "write time");
   }
   const bool seconds = time_unit == "s";
   h5::write_attribute(c.time.get(), "units", seconds ? "seconds since 2000-01-01 00:00:00" : time_unit);
@@ -85,7 +83,8 @@ CfCoordinates write_cf_coordinates(hid_t file, const LocalGrid& g, const std::st
     h5::write_attribute(c.time.get(), "standard_name", "time");
   }
   h5::write_attribute(c.time.get(), "axis", "T");
-  h5::write_attribute(c.time.get(), "long_name", seconds ? "simulated time (the date is a placeholder)" : "simulated time");
+  h5::write_attribute(c.time.get(), "long_name",
+                      seconds ? "simulated time (the date is a placeholder)" : "simulated time");
   return c;
 }
 

@@ -172,7 +172,8 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
     describe_cf_field(file.get(), ds.get(), "/fields/" + v.name, v, coords);
     ds.close("close " + what);
   }
-  for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time}) c->close("close a coordinate in '" + path + "'");
+  for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time})
+    c->close("close a coordinate in '" + path + "'");
   fields.close("close group /fields in '" + path + "'");
   file.close("close '" + path + "'");
 }
