@@ -405,23 +405,27 @@ TEST_CASE("bad H5MD frames throw on every rank and leave the writer usable", "[i
 }
 
 TEST_CASE("H5MD with fewer atoms than ranks", "[io][mpi][h5md]") {
-  // Ranks with no rows still take part in every collective write, with nothing selected.
+  // Ranks with no rows still take part in every collective write, with nothing selected. The image flags
+  // of an atom the writer wraps into the box count the box lengths it took off.
   const std::string dir = fresh_dir("tiny");
   const std::string path = (fs::path(dir) / "tiny.h5md").string();
   stratus::H5mdSpec spec = make_spec(true);
   spec.natoms = 2;
   spec.forces = false;
+  spec.images = true;
   Atoms a;
+  std::vector<int> image;
   if (world_rank() == world_size() - 1) {
     a.id = {2, 1};
     a.x = {1.0, 2.0, 3.0, -5.0, -3.0, 0.75};  // atom 1 lies outside the periodic x and y ranges
     a.v = {0.5, 0.5, 0.5, -0.5, -0.5, -0.5};
     a.type = {7, 8};
+    image = {3, 0, -4, 2, -1, 0};
   }
   std::vector<std::string> bad;
   {
     stratus::H5mdWriter writer(MPI_COMM_WORLD, path, spec);
-    for (int k = 0; k < 2; ++k) writer.write_frame(k, 0.5 * k, a.id, a.x, a.v, {}, a.type);
+    for (int k = 0; k < 2; ++k) writer.write_frame(k, 0.5 * k, a.id, a.x, a.v, {}, a.type, {}, image);
     if (world_rank() == 0) {
       try {
         h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open " + path);
@@ -437,6 +441,13 @@ TEST_CASE("H5MD with fewer atoms than ranks", "[io][mpi][h5md]") {
           bad.push_back("species");
         }
         if (H5Lexists(f.get(), "/particles/all/force", H5P_DEFAULT) != 0) bad.push_back("force group written");
+        const auto im = read_dataset<int>(f.get(), "/particles/all/image/value", H5T_NATIVE_INT, dims);
+        const std::vector<int> im_row = {1, -2, 0, 3, 0, -4};  // atom 1: x -5 -> 11 (one box), y -3 -> 5
+        if (dims != std::vector<hsize_t>{2, 2, 3}) bad.push_back("image dims");
+        if (im != std::vector<int>{im_row[0], im_row[1], im_row[2], im_row[3], im_row[4], im_row[5], im_row[0],
+                                   im_row[1], im_row[2], im_row[3], im_row[4], im_row[5]}) {
+          bad.push_back("image flags");
+        }
       } catch (const std::exception& e) {
         bad.push_back(std::string("exception: ") + e.what());
       }

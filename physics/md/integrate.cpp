@@ -141,6 +141,23 @@ double local_mv2(const Particles& p, const TypeMass& mass) {
   return local;
 }
 
+double local_dr2(const Particles& p, const std::array<double, 3>& len) {
+  const auto x = p.x, x0 = p.x0;
+  const auto image = p.image;
+  const double lx = len[0], ly = len[1], lz = len[2];
+  double local = 0.0;
+  Kokkos::parallel_reduce(
+      "md::sum_dr2", Policy(0, p.n_local),
+      KOKKOS_LAMBDA(int i, double& s) {
+        const double dx = x(i, 0) + image(i, 0) * lx - x0(i, 0);
+        const double dy = x(i, 1) + image(i, 1) * ly - x0(i, 1);
+        const double dz = x(i, 2) + image(i, 2) * lz - x0(i, 2);
+        s += dx * dx + dy * dy + dz * dz;
+      },
+      local);
+  return local;
+}
+
 std::array<double, 4> momentum(const Particles& p, const TypeMass& mass, MPI_Comm comm) {
   const auto v = p.v;
   const auto type = p.type;

@@ -77,6 +77,9 @@ void langevin_initial(Particles& p, const TypeMass& mass, double dt, const Units
 double sum_mv2(const Particles& p, const TypeMass& mass, MPI_Comm comm);
 /// Sum of m v^2 over the owned atoms of this rank (no communication).
 double local_mv2(const Particles& p, const TypeMass& mass);
+/// This rank's sum over its atoms of |x + image * len - x0|^2: squared displacements from the origins x0,
+/// through the periodic images (not a collective).
+double local_dr2(const Particles& p, const std::array<double, 3>& len);
 /// Collective. Total momentum (3) and total mass (index 3).
 std::array<double, 4> momentum(const Particles& p, const TypeMass& mass, MPI_Comm comm);
 /// Collective. Removes the centre-of-mass velocity.

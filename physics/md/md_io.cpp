@@ -114,6 +114,7 @@ void MDSimulation::write_checkpoint(CheckpointWriter& w) {
   w.write_rows("atom_image", natoms_, 3, id, image);
   w.write_rows("atom_x_build", natoms_, 3, id, xb);
   w.write_rows("atom_slot", natoms_, 2, id, slot);
+  w.write_rows("atom_x0", natoms_, 3, id, host_rows(atoms_.x0, n));
   if (has_charges_) w.write_rows("atom_q", natoms_, 1, id, host_rows(atoms_.q, n));
   if (nhc_) w.write_values("md_nhc", nhc_->state());
 }
@@ -129,6 +130,10 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
   const auto type = r.read_rows_int("atom_type", 0, n_all, 1);
   auto image = r.read_rows_int("atom_image", 0, n_all, 3);
   STRATUS_INPUT_REQUIRE(!has_charges_ || r.has("atom_q"), file << " holds no charges (atom_q), the deck's system has");
+  // The displacement origins (msd); a checkpoint without them starts the count again at the restart.
+  const bool has_x0 = r.has("atom_x0");
+  const std::vector<double> x0 = has_x0 ? r.read_rows("atom_x0", 0, n_all, 3) : std::vector<double>();
+  if (!has_x0) log::info(file + " holds no displacement origins (atom_x0): msd counts from the restart");
   const std::vector<double> q = has_charges_ ? r.read_rows("atom_q", 0, n_all, 1) : std::vector<double>(n_all, 0.0);
   for (long long t : type)
     STRATUS_INPUT_REQUIRE(t >= 1 && t <= spec_.ntypes, file << ": atom type " << t << " outside 1.." << spec_.ntypes);
@@ -175,6 +180,7 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
       row.x[d] = same ? xb[3 * k + d] : xs[3 * k + d];  // same layout: the build positions first, see below
       row.v[d] = v[3 * k + d];
       row.image[d] = static_cast<int>(image[3 * k + d]);
+      row.x0[d] = has_x0 ? x0[3 * k + d] : xs[3 * k + d] + row.image[d] * (hi_[d] - lo_[d]);
     }
   }
   set_owned_atoms(rows);
@@ -221,11 +227,15 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
     spec.charge_unit = std::string(units_.name) == "lj" ? "" : "e";
     spec.velocities = p_.trajectory_velocities;
     spec.forces = p_.trajectory_forces;
+    spec.images = true;
     spec.creator_version = kVersion;
     // A restarted run continues in a file of its own, so that the frames before the restart are kept.
     char tag[32] = "";
     if (restarted_at_ >= 0) std::snprintf(tag, sizeof tag, "_from_%08ld", restarted_at_);
     trajectory_ = std::make_unique<H5mdWriter>(pc_->comm(), output_dir + "/" + name + tag + ".h5md", spec);
+    // Its topology: the atoms of the first frame as a LAMMPS data file of the same stem, which analysis
+    // tools load beside the trajectory (MDAnalysis: Universe("NAME.data", "NAME.h5md")).
+    write_data_to(output_dir + "/" + name + tag + ".data");
   }
   const int n = atoms_.n_local;
   const auto id = host_rows(atoms_.id, n);
@@ -240,25 +250,29 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
   const double before = trajectory_->bytes_written();
   std::vector<double> q;
   if (has_charges_) q = host_rows(atoms_.q, n);
-  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species, q);
+  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species, q, host_rows(atoms_.image, n));
   return trajectory_->bytes_written() - before;
 }
 
 void MDSimulation::write_data_file() {
   if (p_.write_data.empty()) return;
+  write_data_to(p_.write_data);
+  log::info("wrote LAMMPS data file " + p_.write_data + " (" + std::to_string(natoms_) + " atoms)");
+}
+
+void MDSimulation::write_data_to(const std::string& path) {
   const AtomData all = gather();
   // About 150 characters per atom (two lines of %.17g numbers).
-  reserve_space(pc_->comm(), p_.write_data, 150.0 * static_cast<double>(natoms_) + 4096.0);
+  reserve_space(pc_->comm(), path, 150.0 * static_cast<double>(natoms_) + 4096.0);
   std::string err;
   if (pc_->rank() == 0) {
     try {
-      write_lammps_data(p_.write_data, all);
+      write_lammps_data(path, all);
     } catch (const std::exception& e) {
       err = e.what();
     }
   }
   agree_or_throw(pc_->comm(), err.empty(), err);
-  log::info("wrote LAMMPS data file " + p_.write_data + " (" + std::to_string(natoms_) + " atoms)");
 }
 
 void MDSimulation::finish(const Clock& clock) {

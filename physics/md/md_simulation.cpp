@@ -187,6 +187,7 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
   auto hid = Kokkos::create_mirror_view(atoms_.id);
   auto him = Kokkos::create_mirror_view(atoms_.image);
   auto hq = Kokkos::create_mirror_view(atoms_.q);
+  auto hx0 = Kokkos::create_mirror_view(atoms_.x0);
   for (int i = 0; i < n; ++i) {
     const AtomRow& r = rows[static_cast<std::size_t>(i)];
     hid(i) = r.id;
@@ -196,6 +197,7 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
       hx(i, d) = r.x[d];
       hv(i, d) = r.v[d];
       him(i, d) = r.image[d];
+      hx0(i, d) = r.x0[d];
     }
   }
   Kokkos::deep_copy(atoms_.x, hx);
@@ -204,6 +206,7 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
   Kokkos::deep_copy(atoms_.id, hid);
   Kokkos::deep_copy(atoms_.image, him);
   Kokkos::deep_copy(atoms_.q, hq);
+  Kokkos::deep_copy(atoms_.x0, hx0);
 }
 
 LJSpec MDSimulation::make_spec(const AtomData& all) const {
@@ -291,11 +294,12 @@ void MDSimulation::initialize() {
   std::vector<AtomRow> rows;
   rows.reserve(mine.size());
   for (const std::size_t i : mine) {
-    AtomRow r{all.id[i], all.type[i], {}, {}, {}, all.q[i]};
+    AtomRow r{all.id[i], all.type[i], {}, {}, {}, all.q[i], {}};
     for (std::size_t d = 0; d < 3; ++d) {
       r.x[d] = all.x[i][d];
       r.v[d] = all.v[i][d];
       r.image[d] = all.image[i][d];
+      r.x0[d] = all.x[i][d] + all.image[i][d] * (hi_[d] - lo_[d]);  // msd counts from here
     }
     rows.push_back(r);
   }
@@ -389,6 +393,7 @@ void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
   plan.hidden_sum("mv2");     // sum m v^2 [mass velocity^2]
   plan.hidden_sum("pe_sum");  // pair energy
   plan.hidden_sum("virial");  // sum r.f
+  plan.hidden_sum("dr2_sum");  // sum |x - x0|^2 through the images
   if (kspace_) {
     plan.hidden_sum("ecoul_sum");  // real-space Coulomb energy
     plan.hidden_sum("elong_sum");  // k-space energy
@@ -413,11 +418,16 @@ void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
   if (nhc_)
     plan.derived("econserve",
                  [this, norm](const Diagnostics& d, double) { return d.get("etotal") + nhc_->energy() * norm; });
+  // LAMMPS' compute msd (its total): the mean squared displacement of the unwrapped positions from the
+  // run's start (length^2).
+  const double n_atoms = static_cast<double>(natoms_);
+  plan.derived("msd", [n_atoms](const Diagnostics& d, double) { return d.get("dr2_sum") / n_atoms; });
 }
 
 void MDSimulation::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
   if (!ev_current_) compute_forces(true);  // a step that skipped the energy: same forces, plus energies
-  local.values = {local_mv2(atoms_, mass_), pe_local_, virial_local_};
+  local.values = {local_mv2(atoms_, mass_), pe_local_, virial_local_,
+                  local_dr2(atoms_, {hi_[0] - lo_[0], hi_[1] - lo_[1], hi_[2] - lo_[2]})};
   if (kspace_) {
     local.values.push_back(ecoul_local_);
     local.values.push_back(elong_local_);

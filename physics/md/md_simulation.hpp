@@ -107,6 +107,7 @@ class MDSimulation : public Simulation {
     double x[3], v[3];
     int image[3];
     double q;
+    double x0[3];  // the unwrapped origin of its displacement (msd)
   };
   void build_system(AtomData& all) const;
   LJSpec make_spec(const AtomData& all) const;
@@ -119,6 +120,8 @@ class MDSimulation : public Simulation {
   void set_owned_atoms(const std::vector<AtomRow>& rows);
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
   void write_data_file();
+  /// Collective: every atom, gathered on rank 0, into the LAMMPS data file `path`.
+  void write_data_to(const std::string& path);
   void rebuild();
   void compute_forces(bool energy);
 

@@ -24,6 +24,7 @@ struct Particles {
   ParticleId id;        ///< global ids >= 1
   ParticleImage image;  ///< periodic image flags of owned atoms
   ParticleScalar q;     ///< charges (reserved for electrostatics; zero)
+  ParticleVec x0;       ///< unwrapped positions at the start of the run (the origin of the mean squared displacement)
 
   /// The per-atom arrays that migrate with their atoms and, unless owned_only, are copied to ghosts.
   /// Positions first. Rebuild after reserve() (the list holds the arrays' current addresses).
@@ -35,6 +36,7 @@ struct Particles {
         id,                 // global ids
         owned_only(image),  // image flags
         q,                  // charges
+        owned_only(x0),     // displacement origins
     };
   }
 
@@ -54,6 +56,7 @@ struct Particles {
       id = ParticleId("particles::id", cap);
       image = ParticleImage("particles::image", cap);
       q = ParticleScalar("particles::q", cap);
+      x0 = ParticleVec("particles::x0", cap);
       return;
     }
     Kokkos::resize(x, cap);
@@ -63,6 +66,7 @@ struct Particles {
     Kokkos::resize(id, cap);
     Kokkos::resize(image, cap);
     Kokkos::resize(q, cap);
+    Kokkos::resize(x0, cap);
   }
 };
 

@@ -227,6 +227,11 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
   };
   if (spec_.velocities) make_vector_element("velocity", spec_.velocity_unit);
   if (spec_.forces) make_vector_element("force", spec_.force_unit);
+  if (spec_.images) {
+    h5::Group element = make_group(group.get(), "image");
+    share_clock(element.get(), "image");
+    make_series(element.get(), "value", H5T_STD_I32LE, {n, 3}, row_chunk).close("close dataset image/value");
+  }
   {
     h5::Group box = make_group(group.get(), "box");
     h5::write_attribute_i32(box.get(), "dimension", 3);
@@ -255,7 +260,8 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
 
 void H5mdWriter::write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
                              const std::vector<double>& v, const std::vector<double>& f,
-                             const std::vector<int>& species, const std::vector<double>& charge) {
+                             const std::vector<int>& species, const std::vector<double>& charge,
+                             const std::vector<int>& image) {
   const double t0 = MPI_Wtime();
   const long long natoms = spec_.natoms;
   const std::size_t n = id.size();
@@ -267,7 +273,8 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   long long counts[3] = {0, 0, static_cast<long long>(n)};  // bad array lengths, bad ids, atoms
   long long worst_id = LLONG_MAX;
   if (x.size() != 3 * n || species.size() != n || (spec_.velocities && v.size() != 3 * n) ||
-      (spec_.forces && f.size() != 3 * n) || (spec_.charges && charge.size() != n)) {
+      (spec_.forces && f.size() != 3 * n) || (spec_.charges && charge.size() != n) ||
+      (spec_.images && image.size() != 3 * n)) {
     counts[0] = 1;
   }
   for (long long i : id) {
@@ -295,7 +302,8 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   // rows in row order.
   const int nvec = 1 + (spec_.velocities ? 1 : 0) + (spec_.forces ? 1 : 0);
   const std::size_t qoff = 8 + 24 * static_cast<std::size_t>(nvec);  // the charge, when stored
-  const std::size_t rec = qoff + (spec_.charges ? 8 : 0);
+  const std::size_t ioff = qoff + (spec_.charges ? 8 : 0);  // the image flags, when stored
+  const std::size_t rec = ioff + (spec_.images ? 16 : 0);
   const RowBlock rows = route_rows(
       comm_, natoms, id, rec,
       [&](std::size_t i, char* p) {
@@ -306,6 +314,10 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
         if (spec_.velocities) std::memcpy(p + 32, &v[3 * i], 24);
         if (spec_.forces) std::memcpy(p + 8 + 24 * (nvec - 1), &f[3 * i], 24);
         if (spec_.charges) std::memcpy(p + qoff, &charge[i], 8);
+        if (spec_.images) {
+          std::memcpy(p + ioff, &image[3 * i], 12);
+          std::memset(p + ioff + 12, 0, 4);
+        }
       },
       where.str());
 
@@ -315,6 +327,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   std::vector<double> pos(3 * nloc), vel(spec_.velocities ? 3 * nloc : 0), force(spec_.forces ? 3 * nloc : 0);
   std::vector<int> types(nloc);
   std::vector<double> charges(spec_.charges ? nloc : 0);
+  std::vector<std::int32_t> images(spec_.images ? 3 * nloc : 0);
   for (std::size_t j = 0; j < nloc; ++j) {
     const char* p = rows.record(j);
     std::int32_t s = 0;
@@ -324,16 +337,25 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     if (spec_.velocities) std::memcpy(&vel[3 * j], p + 32, 24);
     if (spec_.forces) std::memcpy(&force[3 * j], p + 8 + 24 * (nvec - 1), 24);
     if (spec_.charges) std::memcpy(&charges[j], p + qoff, 8);
+    if (spec_.images) std::memcpy(&images[3 * j], p + ioff, 12);
   }
   for (std::size_t j = 0; j < nloc; ++j) {
     for (int d = 0; d < 3; ++d) {
-      if (spec_.periodic[d]) pos[3 * j + d] = wrap(pos[3 * j + d], spec_.lo[d], spec_.hi[d]);
+      if (!spec_.periodic[d]) continue;
+      const double before = pos[3 * j + d];
+      pos[3 * j + d] = wrap(before, spec_.lo[d], spec_.hi[d]);
+      // The same unwrapped position: the flag counts the box lengths the wrap took off.
+      if (spec_.images && std::isfinite(before) && pos[3 * j + d] != before) {
+        const double len = spec_.hi[d] - spec_.lo[d];
+        images[3 * j + d] += static_cast<std::int32_t>(std::lround((before - pos[3 * j + d]) / len));
+      }
     }
   }
 
   // 4. Collective writes: every time-dependent dataset grows by one frame (after checking that it fits:
   // a write that fails half-way through a frame can leave the whole file unreadable).
-  reserve_space(comm_, path_, with_metadata(24.0 * nvec * static_cast<double>(natoms) + 100.0));
+  const double atom_bytes = 24.0 * nvec + (spec_.images ? 12.0 : 0.0);
+  reserve_space(comm_, path_, with_metadata(atom_bytes * static_cast<double>(natoms) + 100.0));
   try {
     h5::File file = h5::open_parallel(comm_, path_, false, "H5MD");
     h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
@@ -354,6 +376,10 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     if (spec_.velocities) {
       write_block(file.get(), g + "velocity/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
                   vel.data(), dxpl.get(), true);
+    }
+    if (spec_.images) {
+      write_block(file.get(), g + "image/value", H5T_NATIVE_INT32, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
+                  images.data(), dxpl.get(), true);
     }
     if (spec_.forces) {
       write_block(file.get(), g + "force/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
@@ -379,7 +405,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   }
 
   frames_.push_back(Frame{step, time});
-  bytes_ += 24.0 * nvec * static_cast<double>(natoms) + 16.0 + 72.0;
+  bytes_ += atom_bytes * static_cast<double>(natoms) + 16.0 + 72.0;
   try {
     write_xdmf();
   } catch (...) {

@@ -12,8 +12,10 @@
 //   /particles/G/position         step int64[F], time double[F], value double[F, N, 3] (wrapped into the
 //                                 box in periodic directions)
 //   /particles/G/velocity, force  value double[F, N, 3] (when enabled); their step and time, and those of
-//                                 box/edges, are hard links to position's, as H5MD allows for elements
-//                                 sampled together
+//                                 box/edges and image, are hard links to position's, as H5MD allows for
+//                                 elements sampled together
+//   /particles/G/image            value int32[F, N, 3] (when enabled): the periodic image of each atom, so
+//                                 that position + image * edges is its unwrapped position (H5MD's image)
 //   /particles/G/species          int32[N] (the atom types of the first frame), /particles/G/id int64[N] = 1..N
 // Row r of every per-atom dataset is the atom with id r + 1, so a file does not depend on the rank count.
 //
@@ -47,6 +49,7 @@ struct H5mdSpec {
   std::array<bool, 3> periodic{true, true, true};
   std::string length_unit, time_unit, velocity_unit, force_unit;  // e.g. "sigma", "tau", "sigma/tau"
   bool velocities = true, forces = false;
+  bool images = false;                 // the image element (3n image flags per frame)
   bool charges = false;                // a fixed dataset `charge` (of the first frame), with charge_unit
   std::string charge_unit;
   std::string creator_version;         // e.g. stratus::kVersion
@@ -65,11 +68,12 @@ class H5mdWriter {
   /// stored), and rewrites the XDMF sidecar. Each rank passes its
   /// own atoms in any order (host arrays): n ids, x (3n positions, atom-major), v (3n velocities, ignored
   /// unless spec.velocities), f (3n forces, ignored unless spec.forces), n species, n charges (unless
-  /// spec.charges, may be empty). The species and charges of the first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the
+  /// spec.charges, may be empty), 3n image flags (unless spec.images, may be empty). Positions outside the
+  /// box in a periodic direction are wrapped into it and their image flags adjusted to match. The species and charges of the first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the
   /// wrong length or an id outside 1..natoms, or if the ids are not each of 1..natoms exactly once.
   void write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
                    const std::vector<double>& v, const std::vector<double>& f, const std::vector<int>& species,
-                   const std::vector<double>& charge = {});
+                   const std::vector<double>& charge = {}, const std::vector<int>& image = {});
 
   /// Rank 0 writes `<path without its extension>.xmf`: a temporal collection with one Polyvertex grid per
   /// frame written so far (geometry: the hyperslab [frame, 0:N, 0:3] of position/value; attributes:

@@ -84,8 +84,8 @@ void check_output_file_name(const std::string& key, const std::string& file) {
 namespace {
 /// NAME + `rest` is a finished output name (the shared part of is_stale_temporary and is_run_output).
 bool is_output_suffix(const std::string& rest) {
-  if (rest == ".xmf" || rest == "_history.csv" || rest == ".h5md") return true;
-  for (const char* ext : {".h5", ".xmf", ".h5md"}) {
+  if (rest == ".xmf" || rest == "_history.csv" || rest == ".h5md" || rest == ".data") return true;
+  for (const char* ext : {".h5", ".xmf", ".h5md", ".data"}) {
     if (!ends_with(rest, ext)) continue;
     const std::string mid = rest.substr(0, rest.size() - std::strlen(ext));
     if (starts_with(mid, "_chk_") && all_digits(mid.substr(5))) return true;
