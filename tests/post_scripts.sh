@@ -140,7 +140,26 @@ else
     is_png "$T/pv_adv.png" || fail "render_paraview.py wrote no PNG for a slice of the 3D series"
     render 2 pv3.log "$T/th/thermal.xmf" --field no_such_field
     grep -q "unknown field 'no_such_field'" pv3.log || fail "render_paraview.py: no 'unknown field' message"
-    pass "render_paraview.py: PNGs of the 2D thermal and a 3D slice through pvbatch; exit 2 for an unknown field"
+    # theta' = 0 (most of the domain) must come out as the diverging map's neutral centre (light grey),
+    # not the dark blue of a map stretched over [0, max].
+    expect_rc 0 pv_px.log "$PY" - "$T/pv_th.png" << 'EOF'
+import sys
+import matplotlib.image as mpimg
+import numpy as np
+img = (mpimg.imread(sys.argv[1])[..., :3] * 255).round().astype(int)
+flat = img.reshape(-1, 3)
+coloured = flat[(flat.min(axis=1) < 245)]  # not the white background
+colours, counts = np.unique(coloured, axis=0, return_counts=True)
+r, g, b = colours[np.argmax(counts)]
+print(f"most common colour {r} {g} {b} of {len(coloured)} coloured pixels")
+sys.exit(0 if abs(int(r) - int(b)) < 30 and min(r, g, b) > 150 else 1)
+EOF
+    pass "render_paraview.py: PNGs of the 2D thermal and a 3D slice through pvbatch (theta' = 0 neutral: \
+$(head -1 pv_px.log)); exit 2 for an unknown field"
+    rc=0
+    "${PV[@]}" "$SRC/tests/paraview_2d.py" "$T/th/thermal.xmf" 40 20 "${TH[0]}" > pv_2d.log 2>&1 || rc=$?
+    grep -q "^ok: " pv_2d.log || fail "ParaView does not open the 2D series as a flat surface: $(cat pv_2d.log)"
+    pass "ParaView opens the 2D series as a surface: $(grep '^ok: ' pv_2d.log)"
   fi
 fi
 

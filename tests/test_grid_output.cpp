@@ -215,17 +215,31 @@ void snapshot_case(const Case& c) {
              "unit attributes");
       expect(read_string_attr(root, "layout") == "cell-centred, dataset index order (z, y, x)", "layout attribute");
 
+      // 3D: nodes around cell-centred data. With a direction of one cell (2D, 1D): the cell centres are the
+      // nodes, the other directions first (x, y, z order), so ParaView opens the grid as a flat surface.
+      std::vector<int> wide;
+      for (int d = 0; d < 3; ++d)
+        if (c.cells[d] > 1) wide.push_back(c.cells[d]);
+      const bool volume = wide.size() == 3;
+      while (wide.size() < 3) wide.push_back(1);
       const std::string cells =
-          std::to_string(c.cells[2]) + " " + std::to_string(c.cells[1]) + " " + std::to_string(c.cells[0]);
-      const std::string nodes =
-          std::to_string(c.cells[2] + 1) + " " + std::to_string(c.cells[1] + 1) + " " + std::to_string(c.cells[0] + 1);
+          volume ? std::to_string(c.cells[2]) + " " + std::to_string(c.cells[1]) + " " + std::to_string(c.cells[0])
+                 : std::to_string(wide[2]) + " " + std::to_string(wide[1]) + " " + std::to_string(wide[0]);
+      const std::string nodes = volume ? std::to_string(c.cells[2] + 1) + " " + std::to_string(c.cells[1] + 1) + " " +
+                                             std::to_string(c.cells[0] + 1)
+                                       : cells;
+      expect(count_of(read_text((fs::path(dir) / "snap_000007.xmf").string()),
+                      volume ? "Center=\"Cell\"" : "Center=\"Node\"") == vars.size(),
+             "frame: attributes centred on cells (3D) or on the nodes at the cell centres (2D, 1D)");
       const std::string frame = read_text((fs::path(dir) / "snap_000007.xmf").string());
       const std::string series = read_text((fs::path(dir) / "snap.xmf").string());
       expect(frame.find("<Xdmf Version=\"2.0\">") != std::string::npos, "frame: no Xdmf 2.0 element");
       expect(frame.find("TopologyType=\"3DCoRectMesh\" Dimensions=\"" + nodes + "\"") != std::string::npos,
              "frame: topology dimensions");
       expect(frame.find("<Time Value=\"0.1\"/>") != std::string::npos, "frame: time value");
-      expect(count_of(frame, "Dimensions=\"" + cells + "\"") == vars.size(), "frame: attribute dimensions");
+      // (2D, 1D: the topology has the same dimensions as the attributes.)
+      expect(count_of(frame, "Dimensions=\"" + cells + "\"") == vars.size() + (volume ? 0 : 1),
+             "frame: attribute dimensions");
       expect(frame.find("snap_000000.h5") == std::string::npos, "frame: refers to another snapshot");
       expect(series.find("CollectionType=\"Temporal\"") != std::string::npos, "series: not temporal");
       expect(count_of(series, "GridType=\"Uniform\"") == 2, "series: not one grid per frame");

@@ -7,6 +7,9 @@ FILE.xmf is either the grid time series NAME.xmf (or a single snapshot NAME_NNNN
 whose cell fields are drawn as a colour map on the whole domain for a 2D run (one extent of a single
 cell) or on a mid-plane slice plus the domain outline in 3D, or the particle sidecar NAME.xmf of an H5MD
 trajectory, whose atoms are drawn as points coloured by a per-atom field (vectors by their magnitude).
+Colours: a field with both signs (w) or a perturbation (NAME_prime: theta') gets a diverging map centred
+on 0, so that 0 is its neutral colour; a one-signed field Viridis over its range; species one colour each with a legend. Grids get axes
+with ticks and the length unit, and the colour bar the field's unit (read with h5py when it imports).
 
   -o OUT.png      the image (default: FILE_FIELD_KKKKK.png next to FILE.xmf, K the frame)
   --field NAME    the field to colour by (default: the first one the file lists; species for particles)
@@ -58,6 +61,60 @@ def parse(argv):
     return a
 
 
+def categorical_values(reader, field, assoc):
+    """The distinct values of an integer-valued field with at most 12 of them (species), else None."""
+    if field not in ("species", "type"):
+        return None
+    try:
+        from paraview import servermanager
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+        import numpy as np
+        obj = servermanager.Fetch(reader)
+        if obj.IsA("vtkMultiBlockDataSet"):
+            obj = obj.GetBlock(0)
+        arr = (obj.GetPointData() if assoc == "POINTS" else obj.GetCellData()).GetArray(field)
+        values = np.unique(vtk_to_numpy(arr))
+    except Exception:  # noqa: BLE001 - no numpy or no data: a continuous bar is still correct
+        return None
+    return [float(v) for v in values] if 0 < len(values) <= 12 else None
+
+
+def indexed_colours(n):
+    """n distinguishable RGB triples (Brewer Set1, then evenly spaced hues), flattened."""
+    import colorsys
+    set1 = [(0.894, 0.102, 0.110), (0.216, 0.494, 0.722), (0.302, 0.686, 0.290), (0.596, 0.306, 0.639),
+            (1.0, 0.498, 0.0), (0.651, 0.337, 0.157), (0.969, 0.506, 0.749), (0.6, 0.6, 0.6), (1.0, 1.0, 0.2)]
+    cols = set1[:n] + [colorsys.hsv_to_rgb(k / max(n - 9, 1), 0.8, 0.85) for k in range(max(n - 9, 0))]
+    return [c for rgb in cols for c in rgb]
+
+
+def units(xmf, field, particles):
+    """{"length": ..., "field": ...} read from the HDF5 file the XDMF names (h5py; "" when unknown)."""
+    out = {"length": "", "field": "", "axes": ["x", "y", "z"]}
+    try:
+        import h5py
+        with open(xmf, encoding="utf-8", errors="replace") as fh:
+            m = re.search(r">([^<>:]+\.h5(?:md)?):", fh.read(1 << 16))
+        if not m:
+            return out
+        with h5py.File(os.path.join(os.path.dirname(os.path.abspath(xmf)), m.group(1)), "r") as f:
+            text = lambda v: v.decode() if isinstance(v, bytes) else str(v)  # noqa: E731
+            if particles:
+                out["length"] = text(f["parameters"].attrs.get("length_unit", ""))
+            else:
+                out["length"] = text(f.attrs.get("length_unit", ""))
+                # A 2D grid lies in ParaView's x-y plane: its directions of more than one cell, in order.
+                cells = list(f.attrs.get("global_cells", [2, 2, 2]))
+                wide = [d for d, n in zip("xyz", cells) if n > 1]
+                if len(wide) < 3:
+                    out["axes"] = wide + [d for d in "xyz" if d not in wide]
+                if f"fields/{field}" in f:
+                    out["field"] = text(f[f"fields/{field}"].attrs.get("unit", ""))
+    except Exception:  # noqa: BLE001 - units are a label; the picture is right without them
+        pass
+    return out
+
+
 def main(argv):
     a = parse(argv)
     try:
@@ -87,16 +144,18 @@ def main(argv):
     t = times[k] if times else 0.0
     reader.UpdatePipeline(t)
 
-    data = reader.PointData if a.particles else reader.CellData
+    # Particles and 2D grids carry point data (a 2D grid's nodes are its cell centres), 3D grids cell data.
+    cell = not a.particles and len(reader.CellData.keys()) > 0
+    data = reader.CellData if cell else reader.PointData
     names = list(data.keys())
     if not names:
-        fail(f"{a.xmf}: no {'point' if a.particles else 'cell'} fields to colour by")
+        fail(f"{a.xmf}: no fields to colour by")
     listed = [n for n in a.listed if n in names] + names  # the file's order; ParaView sorts the names
     field = a.field or ("species" if a.particles and "species" in names else listed[0])
     if field not in names:
         fail(f"{a.xmf}: unknown field '{field}'; the file has {', '.join(names)}")
     ncomp = data[field].GetNumberOfComponents()
-    assoc = "POINTS" if a.particles else "CELLS"
+    assoc = "CELLS" if cell else "POINTS"
     stem = os.path.splitext(a.xmf)[0]
     out = a.output or f"{stem}_{field}_{k:05d}.png"
 
@@ -124,7 +183,7 @@ def main(argv):
         look = 1  # an oblique view is set below
     else:
         ext = reader.GetDataInformation().GetExtent()  # node indices: cells = ext[2i+1] - ext[2i]
-        flat = [i for i in range(3) if ext[2 * i + 1] - ext[2 * i] <= 1]
+        flat = [i for i in range(3) if ext[2 * i + 1] - ext[2 * i] <= (1 if cell else 0)]
         if flat:  # a 2D run: the whole field, seen along its single-cell direction
             look = flat[-1]
             disp = pv.Show(reader, view)
@@ -145,14 +204,37 @@ def main(argv):
         pv.ColorBy(disp, (assoc, field, "Magnitude"))
     else:
         pv.ColorBy(disp, (assoc, field))
-    disp.RescaleTransferFunctionToDataRange(True, False)
     lut = pv.GetColorTransferFunction(field)
-    lut.ApplyPreset("Cool to Warm" if not a.particles else "Viridis (matplotlib)", True)
+    lo, hi = data[field].GetRange(-1 if ncomp > 1 else 0)
+    categories = categorical_values(reader, field, assoc) if ncomp == 1 else None
+    if categories is not None:  # species, types: one colour each, a legend instead of a bar
+        lut.InterpretValuesAsCategories = 1
+        lut.ApplyPreset("Brewer Qualitative Set1" if len(categories) <= 9 else "KAAMS", True)
+        lut.Annotations = [x for v in categories for x in (f"{v:g}", f"{field} {v:g}")]
+        lut.IndexedColors = indexed_colours(len(categories))
+    elif lo < 0.0 < hi or field.endswith("_prime"):
+        # signed (w) or a perturbation (theta'): diverging, centred on 0 so that 0 is the neutral colour
+        m = max(-lo, hi, 1e-300)
+        lut.ApplyPreset("Cool to Warm", True)
+        lut.RescaleTransferFunction(-m, m)
+    else:
+        lut.ApplyPreset("Viridis (matplotlib)", True)
+        lut.RescaleTransferFunction(lo, hi if hi > lo else lo + 1.0)
+    lut.AutomaticRescaleRangeMode = "Never"
     disp.SetScalarBarVisibility(view, True)
     bar = pv.GetScalarBar(lut, view)
-    bar.Title = field + (" (magnitude)" if ncomp > 1 else "")
+    unit = units(a.xmf, field, a.particles)
+    bar.Title = field + (" (magnitude)" if ncomp > 1 else "") + (f" [{unit['field']}]" if unit["field"] else "")
     bar.ComponentTitle = ""
     bar.TitleColor = bar.LabelColor = [0.0, 0.0, 0.0]
+    if not a.particles:  # axes with ticks and the length unit around the field
+        grid = disp.DataAxesGrid
+        grid.GridAxesVisibility = 1
+        lu = f" [{unit['length']}]" if unit["length"] else ""
+        grid.XTitle, grid.YTitle, grid.ZTitle = (f"{d}{lu}" for d in unit["axes"])
+        for k_ in ("XTitleColor", "YTitleColor", "ZTitleColor", "XLabelColor", "YLabelColor", "ZLabelColor",
+                   "GridColor"):
+            setattr(grid, k_, [0.0, 0.0, 0.0])
 
     title = pv.Text(Text=f"{os.path.basename(a.xmf)}  {field}  frame {k} of {nframes}, t = {t:g}")
     tdisp = pv.Show(title, view)

@@ -1,7 +1,14 @@
-// XDMF document text declared in io/xdmf.hpp (the atomic write itself is io/atomic_file's). A
-// 3DCoRectMesh counts nodes, one more than cells in each direction; the attributes are cell-centred with
-// the cell counts as their dimensions. Names and file references are XML-escaped. Nothing here touches
-// MPI or HDF5.
+// XDMF document text declared in io/xdmf.hpp (the atomic write itself is io/atomic_file's). Names and file
+// references are XML-escaped. Nothing here touches MPI or HDF5.
+//
+// A 3D grid is a 3DCoRectMesh of nodes, one more than cells in each direction, with cell-centred
+// attributes. A grid with a direction of a single cell (2D x-z or x-y runs, 1D runs) is written so that
+// ParaView and VisIt open it as a surface: VTK's XDMF reader gives a flat cell-centred mesh no cell data,
+// and shows a one-cell-thick volume as an outline. So the cell centres become the nodes (the values are
+// exact there; ParaView interpolates between them), the remaining directions in x, y, z order become
+// VTK's x and y, and its z is flat: a 2D x-z run lies in ParaView's x-y plane, facing its default camera,
+// with the run's z as the vertical axis (ParaView's y). The HDF5 datasets are the same (nz, ny, nx)
+// arrays; their DataItem gives the same values with the single-cell dimension moved first.
 #include "io/xdmf.hpp"
 
 #include <cstdio>
@@ -47,21 +54,54 @@ std::string zyx(const T& v, F&& fmt) {
   return fmt(v[2]) + " " + fmt(v[1]) + " " + fmt(v[0]);
 }
 
+/// The mesh as XDMF writes it: node counts, origin and spacing in (x, y, z) order, and where the data sit.
+struct Layout {
+  Int3 nodes{};
+  Real3 origin{}, spacing{};
+  bool cell_centred = true;
+};
+
+Layout layout_of(const Mesh& mesh) {
+  Layout l;
+  std::vector<int> dirs;  // the directions of more than one cell
+  for (int d = 0; d < 3; ++d)
+    if (mesh.cells[d] > 1) dirs.push_back(d);
+  if (dirs.size() == 3) {
+    for (int d = 0; d < 3; ++d) l.nodes[d] = mesh.cells[d] + 1;
+    l.origin = mesh.origin;
+    l.spacing = mesh.spacing;
+    return l;
+  }
+  l.cell_centred = false;
+  l.nodes = Int3{1, 1, 1};
+  l.origin = Real3{0.0, 0.0, 0.0};
+  l.spacing = Real3{1.0, 1.0, 1.0};
+  for (std::size_t k = 0; k < dirs.size(); ++k) {
+    const int d = dirs[k];
+    l.nodes[k] = mesh.cells[d];
+    l.origin[k] = mesh.origin[d] + 0.5 * mesh.spacing[d];
+    l.spacing[k] = mesh.spacing[d];
+  }
+  return l;
+}
+
 void append_grid(std::ostringstream& os, const Mesh& mesh, const Frame& f, const std::string& pad) {
   const auto int_text = [](int v) { return std::to_string(v); };
-  const auto node_text = [](int v) { return std::to_string(v + 1); };
-  const std::string cells = zyx(mesh.cells, int_text);
+  const Layout l = layout_of(mesh);
+  const std::string nodes = zyx(l.nodes, int_text);
+  const std::string cells = l.cell_centred ? zyx(mesh.cells, int_text) : nodes;
   os << pad << "<Grid Name=\"" << xml_escape(f.name) << "\" GridType=\"Uniform\">\n";
   os << pad << "  <Time Value=\"" << format_real(f.time) << "\"/>\n";
-  os << pad << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << zyx(mesh.cells, node_text) << "\"/>\n";
+  os << pad << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << nodes << "\"/>\n";
   os << pad << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n";
   os << pad << "    <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-     << "Format=\"XML\">" << zyx(mesh.origin, format_real) << "</DataItem>\n";
+     << "Format=\"XML\">" << zyx(l.origin, format_real) << "</DataItem>\n";
   os << pad << "    <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-     << "Format=\"XML\">" << zyx(mesh.spacing, format_real) << "</DataItem>\n";
+     << "Format=\"XML\">" << zyx(l.spacing, format_real) << "</DataItem>\n";
   os << pad << "  </Geometry>\n";
   for (const auto& field : f.fields) {
-    os << pad << "  <Attribute Name=\"" << xml_escape(field) << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n";
+    os << pad << "  <Attribute Name=\"" << xml_escape(field) << "\" AttributeType=\"Scalar\" Center=\""
+       << (l.cell_centred ? "Cell" : "Node") << "\">\n";
     os << pad << "    <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"" << cells << "\">"
        << xml_escape(f.h5_file) << ":/fields/" << xml_escape(field) << "</DataItem>\n";
     os << pad << "  </Attribute>\n";
