@@ -3,6 +3,7 @@
 //   stratus check [DECK] [--set ...] [--restart F]    validate (data and restart files too), write nothing
 //   stratus help-deck [SECTION]                       every deck key with type, default, unit and help
 //   stratus info                                      version, backends, devices, library versions
+//   stratus decks                                     the example decks DECK may name (input/example_decks)
 //   stratus bench [DECK] [--set ...] [--steps N]      memory-bandwidth roof and the deck's stepping rate
 //                 [--kernel NAME]                    ... or the rate of one kernel of its step alone
 // Exit codes: 0 success (also: --restart auto on a complete run), 1 runtime failure, 2 bad input (nothing
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -26,6 +28,7 @@
 #include "driver/run_loop.hpp"
 #include "driver/simulation.hpp"
 #include "input/deck.hpp"
+#include "input/example_decks.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/output_dir.hpp"  // check_output_location
 #include "register.hpp"
@@ -48,6 +51,7 @@ const char* kUsage =
     "  check [DECK]       validate a deck; print the resolved set-up, memory estimate and decomposition\n"
     "  help-deck [SECTION] list every deck key with type, default, unit and help\n"
     "  info               version, git hash, Kokkos backends and devices, MPI and HDF5 versions\n"
+    "  decks              the example decks, which DECK may name from any directory (e.g. md/lj_melt)\n"
     "  bench [DECK]       memory-bandwidth roof (triad) and the deck's stepping rate (or, with --kernel, one\n"
     "                     kernel's), without output\n";
 
@@ -127,10 +131,11 @@ Cli parse_cli(int argc, char** argv) {
     cli.json_log = f == "json";
   }
   const std::string c = cli.command;
-  if (c != "run" && c != "check" && c != "help-deck" && c != "info" && c != "bench")
+  if (c != "run" && c != "check" && c != "help-deck" && c != "info" && c != "bench" && c != "decks")
     throw InputError("command line: unknown command '" + c + "'\n" + kUsage);
-  if ((c == "info") && !cli.deck.empty()) throw InputError("command line: 'info' takes no argument");
-  if ((c == "info" || c == "help-deck") && !cli.overrides.empty())
+  if ((c == "info" || c == "decks") && !cli.deck.empty())
+    throw InputError("command line: '" + c + "' takes no argument");
+  if ((c == "info" || c == "help-deck" || c == "decks") && !cli.overrides.empty())
     throw InputError("command line: --set applies to 'run' and 'check' only");
   if ((vm.count("steps") || vm.count("triad-mib") || vm.count("kernel")) && c != "bench")
     throw InputError("command line: --steps, --triad-mib and --kernel apply to 'bench' only");
@@ -246,6 +251,14 @@ int run_command(const Cli& cli, const Runtime& rt) {
     log::info(reg.help_text(cli.deck));
     return 0;
   }
+  if (cli.command == "decks") {
+    const auto lines = list_example_decks();
+    if (lines.empty()) throw InputError("no example decks found (installed: PREFIX/share/stratus/inputs)");
+    std::string text;
+    for (const auto& l : lines) text += (text.empty() ? "" : "\n") + l;
+    log::info(text);
+    return 0;
+  }
   if (!rt.kokkos_ready()) return 1;  // no usable device: the reason is printed already
   if (cli.command == "info") {
     log::info(build_info() + "  MPI ranks: " + std::to_string(rt.size()));
@@ -253,11 +266,17 @@ int run_command(const Cli& cli, const Runtime& rt) {
   }
 
   const Deck deck = cli.deck.empty() ? Deck::parse(reg, kDefaultDeck, "<built-in default deck>", cli.overrides)
-                                     : Deck::from_file(reg, cli.deck, cli.overrides);
-  const RunParams rp = RunParams::from_deck(deck);
+                                     : Deck::from_file(reg, resolve_deck(cli.deck), cli.overrides);
+  RunParams rp = RunParams::from_deck(deck);
   const PhysicsEntry* entry = physics.find(rp.physics);  // the deck only admits registered names
   STRATUS_REQUIRE(entry != nullptr, "physics '" << rp.physics << "' passed the deck but is not registered");
   auto sim = entry->create(deck, rt.comm());
+  if (sim->ends_by_steps()) {
+    if (!deck.is_set("run.t_end")) rp.t_end = std::numeric_limits<double>::infinity();
+    STRATUS_INPUT_REQUIRE(cli.command == "bench" || rp.max_steps > 0 || deck.is_set("run.t_end"),
+                          "deck '" << deck.source() << "': key 'run.max_steps' is needed: a " << rp.physics
+                                   << " run ends at a step count (as LAMMPS' run N); run.t_end is optional");
+  }
   // One pre-flight for check and run (and bench, which writes nothing): whatever run would refuse at
   // start-up, check refuses too, before anything is written.
   if (cli.command == "run" || cli.command == "bench") check_launch(cli, rt);
