@@ -16,13 +16,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
 root=$STRATUS_ROOT
 steps=100
 ranks="1 2"
-do_stratus=1
+do_stratus=1 exe=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) steps="$2"; shift 2 ;;
     --ranks) ranks="$2"; shift 2 ;;
+    --exe) exe="${2:-}"; [ -n "$exe" ] || { echo "error: --exe needs a path" >&2; exit 2; }; shift 2 ;;
     --lammps-only) do_stratus=0; shift ;;
-    *) echo "error: unknown option '$1' (usage: scripts/bench-md.sh [--steps N] [--ranks \"1 2\"] [--lammps-only])" >&2
+    *) echo "error: unknown option '$1' (usage: scripts/bench-md.sh [--steps N] [--ranks \"1 2\"] [--lammps-only] [--exe PATH])" >&2
        exit 2 ;;
   esac
 done
@@ -41,8 +42,7 @@ fi
 cd "$root"
 if [ "$do_stratus" = 1 ]; then
   [ -f "$deck" ] || { echo "error: deck $deck not found" >&2; exit 1; }
-  stratus_deps
-  stratus_build cpu stratus
+  stratus_exe "$exe"
 fi
 
 tmp="$(mktemp -d)"
@@ -59,7 +59,7 @@ for r in $ranks; do
     out="$tmp/stratus-$r.txt"
     # run.max_steps fixes the step count; t_end is lifted so that it never stops the run first.
     status=0
-    mpiexec.mpich -n "$r" build/cpu/stratus run "$deck" --set "run.output_dir=$tmp/out-$r" \
+    mpiexec.mpich -n "$r" "$STRATUS_EXE" run "$deck" --set "run.output_dir=$tmp/out-$r" \
       --set "run.max_steps=$steps" --set run.t_end=1e9 >"$out" 2>&1 || status=$?
     rate=$(awk '/throughput:/ { for (i = 1; i < NF; i++) if ($i == "throughput:" && $(i + 2) ~ /^atom-steps\/s/) v = $(i + 1) }
                 END { if (v != "") print v }' "$out")

@@ -8,8 +8,9 @@
 # neighbor and communication (LAMMPS' "MPI task timing breakdown"; Stratus' run-report phases, where
 # "pair" is its compute phase: pair forces plus integration). Then the distributed FFT on the PPPM grids
 # against a single-process FFTW transform of the same grid (bench_fft). LAMMPS is optional (Debian:
-# apt-get install lammps); without it Stratus builds the same lattice itself. Builds first if needed.
-# Usage: scripts/bench-pppm.sh [--cells "8 16"] [--ranks "1 2"] [--steps N] [--repeat K]
+# apt-get install lammps); without it Stratus builds the same lattice itself. Builds first if needed,
+# unless --exe names the executable (then without the FFT part, which needs the build tree).
+# Usage: scripts/bench-pppm.sh [--cells "8 16"] [--ranks "1 2"] [--steps N] [--repeat K] [--exe PATH]
 #   env: LMP (default lmp), LMP_MPIRUN (default mpirun.openmpi, the MPI that Debian's lmp uses)
 set -euo pipefail
 # shellcheck source=scripts/lib/build.sh
@@ -19,9 +20,11 @@ cells_list="8 16"
 ranks="1 2"
 steps=100
 repeat=3
-usage='usage: scripts/bench-pppm.sh [--cells "8 16"] [--ranks "1 2"] [--steps N] [--repeat K]'
+usage='usage: scripts/bench-pppm.sh [--cells "8 16"] [--ranks "1 2"] [--steps N] [--repeat K] [--exe PATH]'
+exe=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --exe) exe="${2:-}"; [ -n "$exe" ] || { echo "error: --exe needs a path ($usage)" >&2; exit 2; }; shift 2 ;;
     --cells) cells_list="$2"; shift 2 ;;
     --ranks) ranks="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
@@ -39,9 +42,15 @@ mpirun_lmp="${LMP_MPIRUN:-mpirun.openmpi}"
 have_lmp=0
 command -v "$lmp" >/dev/null 2>&1 && have_lmp=1
 cd "$root"
-stratus_deps
-stratus_build cpu stratus bench_fft
-exe=build/cpu/stratus
+if [ -n "$exe" ]; then
+  stratus_exe "$exe"  # the FFT line needs the build tree's bench_fft: left out
+  exe=$STRATUS_EXE fft_bench=""
+else
+  # shellcheck disable=SC2119
+  stratus_deps
+  stratus_build cpu stratus bench_fft
+  exe=build/cpu/stratus fft_bench=build/cpu/tests/bench_fft
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
@@ -117,7 +126,11 @@ done
 
 # The distributed FFT alone, on the PPPM grids (LAMMPS' choice, which is also Stratus'), against FFTW.
 [ ${#grids[@]} -gt 0 ] || grids=(50 96)
+if [ -z "$fft_bench" ]; then
+  echo "(--exe: no FFT comparison, which needs the build tree's tests/bench_fft)"
+  exit 0
+fi
 printf '\n# FFT: forward + backward of the PPPM grid, distributed (pencils) vs single-process FFTW_MEASURE\n'
 for np in $ranks; do
-  mpiexec.mpich -n "$np" build/cpu/tests/bench_fft "${grids[@]}" | grep '^bench: fft' | sed 's/^bench: //'
+  mpiexec.mpich -n "$np" "$fft_bench" "${grids[@]}" | grep '^bench: fft' | sed 's/^bench: //'
 done

@@ -14,7 +14,8 @@
 # - With --test-tools: also what the test suite runs besides the build (Debian's python3-h5py, numpy,
 #   matplotlib and MDAnalysis for the postprocessing and trajectory tests, jsonschema for the run report
 #   test, procps for the signal tests, Slurm and munge for the scheduler test, which starts daemons of its
-#   own and leaves the system's alone), so
+#   own and leaves the system's alone, Lmod for the install test's module file, ParaView and Xvfb for the
+#   headless renders), so
 #   that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
 #   and llvm-16 (llvm-symbolizer), for scripts/fuzz.sh.
 #
@@ -60,7 +61,7 @@ packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           libboost-program-options-dev catch2 libfftw3-dev)
 [ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis python3-jsonschema procps
                                      netcdf-bin cdo python3-xarray python3-netcdf4
-                                     slurm-wlm slurm-client munge)
+                                     slurm-wlm slurm-client munge lmod paraview python3-paraview xvfb xauth)
 [ "$fuzz_tools" = 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 missing=()
 for p in "${packages[@]}"; do

@@ -4,24 +4,33 @@
 # cutoff, 10,000 steps of 0.005 tau. The drift |E(end) - E(0)| / |E(0)| and the drift of a straight-line
 # fit of E(t) over the whole run must both stay within 1e-5; also printed: the largest excursion
 # |E(t) - E(0)| / |E(0)| (it comes from the first steps, when the lattice collapses into a liquid) and
-# the excursion after them. With --plot it draws T and E over the run (docs/img/md_nve.png; needs
-# python3-matplotlib, installed if missing). Builds first if needed (scripts/run.sh does the set-up).
+# the excursion after them. With --plot it draws T and E over the run (OUT/md_nve.png; needs
+# python3-matplotlib, installed if missing). Builds first if needed (scripts/run.sh does the set-up),
+# unless --exe names the executable to run.
 #
-# Usage: scripts/validate-md.sh [-n RANKS] [--steps N] [--plot]      (default: 2 ranks, 10000 steps)
+# Usage: scripts/validate-md.sh [-n RANKS] [--steps N] [--plot] [--exe PATH] [--out DIR]
+#   (default: 2 ranks, 10000 steps, build/cpu/stratus built first, OUT a new temporary directory; the
+#   checkout is written only when --out points into it)
 set -euo pipefail
 # shellcheck source=scripts/lib/build.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
 root=$STRATUS_ROOT
 ranks=2
 steps=10000
-plot=0
+plot=0 exe="" out=""
+usage="usage: validate-md.sh [-n RANKS] [--steps N] [--plot] [--exe PATH] [--out DIR]"
 while [ $# -gt 0 ]; do
   case "$1" in
-    -n) ranks="$2"; shift 2 ;;
-    --steps) steps="$2"; shift 2 ;;
+    -n|--steps|--exe|--out)
+      if [ $# -lt 2 ] || [ -z "$2" ]; then echo "validate-md: $1 needs a value ($usage)" >&2; exit 2; fi
+      case "$1" in -n) ranks=$2 ;; --steps) steps=$2 ;; --exe) exe=$2 ;; --out) out=$2 ;; esac
+      shift 2 ;;
     --plot) plot=1; shift ;;
-    *) echo "validate-md: unknown argument '$1' (usage: validate-md.sh [-n RANKS] [--steps N] [--plot])" >&2; exit 2 ;;
+    *) echo "validate-md: unknown argument '$1' ($usage)" >&2; exit 2 ;;
   esac
+done
+for v in "$ranks" "$steps"; do
+  case "$v" in *[!0-9]*|0) echo "validate-md: -n and --steps want positive integers ($usage)" >&2; exit 2 ;; esac
 done
 if [ "$plot" = 1 ] && ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
@@ -31,19 +40,18 @@ if [ "$plot" = 1 ] && ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; the
     exit 1
   fi
 fi
-stratus_deps
-stratus_build cpu stratus
-cd "$root"
+stratus_exe "$exe"
+stratus_out_dir "$out" stratus-validate-md
+out=$STRATUS_OUT
 threads=$(( $(nproc) / ranks )); [ "$threads" -ge 1 ] || threads=1
-out=output/validate-md
-mkdir -p "$out"
+echo "validate-md: $STRATUS_EXE, output in $out"
 t0=$(date +%s)
-OMP_NUM_THREADS=$threads OMP_PROC_BIND=false mpiexec.mpich -n "$ranks" build/cpu/stratus run inputs/md/lj_melt.ini \
+OMP_NUM_THREADS=$threads OMP_PROC_BIND=false mpiexec.mpich -n "$ranks" "$STRATUS_EXE" run "$root/inputs/md/lj_melt.ini" \
   --set md.shift=true --set run.max_steps="$steps" --set run.history_every=20 --set run.output_dir="$out" \
   --set run.name=nve >"$out/nve.log" 2>&1 || { tail -20 "$out/nve.log" >&2; exit 1; }
 t1=$(date +%s)
 grep '^throughput' "$out/nve.log" || true
-/usr/bin/python3 - "$out/nve_history.csv" "$plot" "$root/docs/img/md_nve.png" "$((t1 - t0))" <<'PY'
+/usr/bin/python3 - "$out/nve_history.csv" "$plot" "$out/md_nve.png" "$((t1 - t0))" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 step = [float(r["step"]) for r in rows]

@@ -47,7 +47,7 @@ pass "OMP_NUM_THREADS=1: no warning"
 # series folded with their count.
 expect_rc 0 md.log "$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set "md.cells=4 4 4" --set run.max_steps=20 \
   --set run.checkpoint_every=10 --set run.snapshot_every=10 --set run.output_dir="$T/md"
-want="output in $T/md: lj_melt.done, lj_melt.h5md, lj_melt.xmf (open in ParaView or VisIt), lj_melt_chk_NNNNNNNN.h5 (2 checkpoints), lj_melt_history.csv, lj_melt_report.json"
+want="output in $T/md: lj_melt.data, lj_melt.done, lj_melt.h5md, lj_melt.xmf (open in ParaView or VisIt), lj_melt_chk_NNNNNNNN.h5 (2 checkpoints), lj_melt_history.csv, lj_melt_report.json"
 grep -qxF "$want" md.log || fail "MD summary line: $(grep 'output in' md.log)"
 expect_rc 0 grid.log "$STRATUS" run "$SRC/inputs/climate/thermal.ini" --set grid.nx=40 --set grid.nz=20 \
   --set run.max_steps=6 --set run.snapshot_every=3 --set run.output_dir="$T/grid"

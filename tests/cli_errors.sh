@@ -169,7 +169,7 @@ md_deck() {  # md_deck FILE OUTPUT_DIR [md LINES...]
   local file=$1 out=$2
   shift 2
   {
-    printf '[run]\nphysics = md\nname = err\noutput_dir = %s\nmax_steps = 2\nt_end = 1e9\n[md]\n' "$out"
+    printf '[run]\nphysics = md\nname = err\noutput_dir = %s\nmax_steps = 2\n[md]\n' "$out"
     for l in "$@"; do echo "$l"; done
   } > "$file"
 }
@@ -179,6 +179,10 @@ printf 'LAMMPS data file\n\n2 atoms\n1 atom types\n\n0 4 xlo xhi\n0 4 ylo yhi\n0
 md_deck "$WORK/md_badfile.ini" "$EXISTING" "data_file = $WORK/md_bad.data"
 expect_input_error "md: malformed data file" "md_bad.data" 0 "$STRATUS" run "$WORK/md_badfile.ini"
 grep -q "line 17" "$CAP/err" || fail "md: malformed data file: message does not name line 17"
+# An MD run ends at a step count: without run.max_steps (and run.t_end) it would never end.
+md_deck "$WORK/md_nosteps.ini" "$EXISTING"
+sed -i '/^max_steps = /d' "$WORK/md_nosteps.ini"
+expect_input_error "md: no run.max_steps" "key 'run.max_steps' is needed" 0 "$STRATUS" run "$WORK/md_nosteps.ini"
 md_deck "$WORK/md_real.ini" "$EXISTING" "units = real"
 expect_input_error "md: real units without a lattice constant" "md.lattice_constant" 0 "$STRATUS" run "$WORK/md_real.ini"
 md_deck "$WORK/md_thin.ini" "$EXISTING" "cells = 2 2 2"

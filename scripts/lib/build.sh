@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034,SC2120  # STRATUS_EXE / STRATUS_OUT and the options are for the scripts that source it
 # The set-up the scripts in scripts/ share before they run anything: install what is missing and build a
 # CMake preset. Sourced, after `set -euo pipefail`:
 #   source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
@@ -10,6 +11,11 @@
 #                                            build/PRESET, with STRATUS_JOBS jobs (default: the number of
 #                                            cores); only TARGETs when given. Without --verbose the build
 #                                            output is shown only when it fails.
+#   stratus_exe [PATH]                       sets STRATUS_EXE: PATH made absolute when given (an executable
+#                                            file, else exit 2; nothing is installed or built), otherwise
+#                                            build/cpu/stratus after stratus_deps and stratus_build cpu stratus.
+#   stratus_out_dir [DIR] NAME               sets STRATUS_OUT: DIR made absolute (created; exit 2 if it cannot
+#                                            be), or a new temporary directory NAME.XXXXXX under $TMPDIR.
 # A failure stops the calling script (exit 1, or install-deps.sh's own exit status) with a message.
 # It does not change the working directory and writes nothing outside build/ and install-deps.sh's cache.
 
@@ -46,4 +52,35 @@ stratus_build() {
     exit 1
   fi
   rm -f "$log"
+}
+
+stratus_exe() {
+  local exe=${1:-} me
+  me=$(basename "$0")
+  if [ -n "$exe" ]; then
+    if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then
+      echo "$me: --exe '$exe' is not an executable file" >&2
+      exit 2
+    fi
+    STRATUS_EXE="$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")"
+    return 0
+  fi
+  # shellcheck disable=SC2119  # no install-deps.sh options here
+  stratus_deps
+  stratus_build cpu stratus
+  STRATUS_EXE=$STRATUS_ROOT/build/cpu/stratus
+}
+
+stratus_out_dir() {
+  local dir=${1:-} name=$2 me
+  me=$(basename "$0")
+  if [ -z "$dir" ]; then
+    STRATUS_OUT="$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")"
+    return 0
+  fi
+  if { [ -e "$dir" ] && [ ! -d "$dir" ]; } || ! mkdir -p "$dir" 2> /dev/null; then
+    echo "$me: --out '$dir' is not a directory that can be created" >&2
+    exit 2
+  fi
+  STRATUS_OUT="$(cd "$dir" && pwd)"
 }

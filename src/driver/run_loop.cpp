@@ -352,7 +352,8 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       if (!(dt > 0.0) || !std::isfinite(dt)) diverged("the stable time step is " + fmt(dt), !std::isfinite(dt));
       if (clock.time + dt > rp.t_end) dt = rp.t_end - clock.time;
       if (progress_every == 0) {
-        const double est = (rp.t_end - clock.time) / dt;
+        // Steps to the end in time (capped: run.t_end may set no limit), then to max_steps.
+        const double est = std::min((rp.t_end - clock.time) / dt, 1e15);
         progress_every = std::max<long>(1, static_cast<long>(est / 20.0));
         if (rp.max_steps > 0)
           progress_every = std::min(progress_every, std::max<long>(1, (rp.max_steps - clock.step) / 20));

@@ -20,7 +20,10 @@ void RunParams::bind(B& o, const std::vector<std::string>& physics) {
   o.string(&RunParams::name, "run.name", "run", "", "prefix of every output file").may_change_on_restart();
   o.string(&RunParams::output_dir, "run.output_dir", "output", "", "directory for snapshots and the history table")
       .may_change_on_restart();
-  o.real(&RunParams::t_end, "run.t_end", 1.0, "s", "simulated time at which the run ends (absolute, as run.max_steps)")
+  o.real(&RunParams::t_end, "run.t_end", 1.0, "time",
+         "simulated time at which the run ends (absolute, as run.max_steps), in the physics' time unit (s; MD: "
+         "that of md.units: tau, fs or ps). MD runs end at run.max_steps and need no run.t_end: unset, it sets "
+         "no limit there")
       .greater_than(0.0)
       .may_change_on_restart();
   o.integer(&RunParams::max_steps, "run.max_steps", 0, "steps",
@@ -29,7 +32,10 @@ void RunParams::bind(B& o, const std::vector<std::string>& physics) {
       .at_least(0)
       .at_most(kMaxStep)
       .may_change_on_restart();
-  o.real(&RunParams::dt, "run.dt", 0.0, "s", "fixed time step (0: the largest stable step, every step)").at_least(0.0);
+  o.real(&RunParams::dt, "run.dt", 0.0, "time",
+         "fixed time step in the physics' time unit (s; MD: md.timestep sets it) (0: the largest stable step, "
+         "every step)")
+      .at_least(0.0);
   o.integer(&RunParams::history_every, "run.history_every", 1, "steps", "steps between rows of the history table")
       .at_least(1)
       .at_most(kMaxStep)

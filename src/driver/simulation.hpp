@@ -63,6 +63,9 @@ class Simulation {
   /// Units of length and time, for output attributes.
   virtual std::string length_unit() const { return "m"; }
   virtual std::string time_unit() const { return "s"; }
+  /// True when a run of this physics ends at a step count (MD, like LAMMPS' run N): run.max_steps is then
+  /// required and run.t_end, unless set, sets no limit.
+  virtual bool ends_by_steps() const { return false; }
 
   // ------------------------------------------------------------------ stepping
   /// Largest stable time step for the current state [time unit].

@@ -302,7 +302,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   // rows in row order.
   const int nvec = 1 + (spec_.velocities ? 1 : 0) + (spec_.forces ? 1 : 0);
   const std::size_t qoff = 8 + 24 * static_cast<std::size_t>(nvec);  // the charge, when stored
-  const std::size_t ioff = qoff + (spec_.charges ? 8 : 0);  // the image flags, when stored
+  const std::size_t ioff = qoff + (spec_.charges ? 8 : 0);           // the image flags, when stored
   const std::size_t rec = ioff + (spec_.images ? 16 : 0);
   const RowBlock rows = route_rows(
       comm_, natoms, id, rec,

@@ -69,8 +69,9 @@ class H5mdWriter {
   /// own atoms in any order (host arrays): n ids, x (3n positions, atom-major), v (3n velocities, ignored
   /// unless spec.velocities), f (3n forces, ignored unless spec.forces), n species, n charges (unless
   /// spec.charges, may be empty), 3n image flags (unless spec.images, may be empty). Positions outside the
-  /// box in a periodic direction are wrapped into it and their image flags adjusted to match. The species and charges of the first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the
-  /// wrong length or an id outside 1..natoms, or if the ids are not each of 1..natoms exactly once.
+  /// box in a periodic direction are wrapped into it and their image flags adjusted to match. The species and charges
+  /// of the first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the wrong
+  /// length or an id outside 1..natoms, or if the ids are not each of 1..natoms exactly once.
   void write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
                    const std::vector<double>& v, const std::vector<double>& f, const std::vector<int>& species,
                    const std::vector<double>& charge = {}, const std::vector<int>& image = {});
