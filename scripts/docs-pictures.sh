@@ -4,7 +4,7 @@
 #   thermal.png               inputs/climate/thermal.ini at 600 s, theta' (climate_analysis.py plot)
 #   straka.png                inputs/climate/straka.ini (dx = 100 m) at 900 s, theta', right half
 #   thermal_paraview.png      inputs/climate/thermal.ini at 700 s through ParaView (render_paraview.py)
-#   md_mixture_paraview.png   inputs/md/lj_mixture.ini, frame 2 by species through ParaView
+#   md_mixture_paraview.png   inputs/md/lj_mixture.ini, frame 2 (step 400, t = 1.2) by species, ParaView
 #   md_nve.png                scripts/validate-md.sh --plot (32,000 atoms, 10,000 NVE steps)
 #   pppm_energy_drift.png     inputs/md/ionic_liquid_lj.ini, 10,000 NVE steps (plot_energy_drift.py)
 # About 10 minutes on 2 cores; --quick makes every run small (a check that the commands work, minutes
@@ -60,7 +60,8 @@ fi
 
 if [ "$quick" = 1 ]; then
   th=(--set grid.nx=40 --set grid.nz=20) st=(--set grid.nx=128 --set grid.nz=16 --set run.t_end=300)
-  mix=(--set md.cells="6 6 6" --set run.max_steps=300) drift=(--set run.max_steps=600) nve=(--steps 200)
+  mix=(--set md.cells="6 6 6") drift=(--set run.max_steps=600)
+  nve=(--steps 600)
 else
   th=() st=() mix=() drift=() nve=()
 fi
@@ -81,7 +82,7 @@ else
       -o "$out/thermal_paraview.png" > "$work/pv1.log" 2>&1; then
     done_png thermal_paraview.png
   else failed=1; tail -5 "$work/pv1.log" >&2 || true; fi
-  if run mixture md/lj_mixture.ini "${mix[@]+"${mix[@]}"}" &&
+  if run mixture md/lj_mixture.ini "${mix[@]+"${mix[@]}"}" --set run.snapshot_every=200 --set run.max_steps=400 &&
     "${pv[@]}" "$post/render_paraview.py" "$work/mixture/lj_mixture.xmf" --field species --frame 2 \
       -o "$out/md_mixture_paraview.png" > "$work/pv2.log" 2>&1; then
     done_png md_mixture_paraview.png

@@ -452,12 +452,13 @@ Thermo MDSimulation::thermo() {
   return t;
 }
 
-void MDSimulation::report(const Clock& clock, const Diagnostics& d) {
+void MDSimulation::report(const Clock& clock, const Diagnostics& d, const Progress& progress) {
   if (!thermo_header_) {
     log::info("thermo (" + std::string(units_.per_atom_thermo ? "energies per atom" : "total energies") + " in " +
               units_.energy + ", pressure in " + units_.pressure + "):\n" +
               "        Step            Temp          E_pair          KinEng          TotEng           Press" +
-              (kspace_ ? "          E_vdwl          E_coul          E_long" : "") + (nhc_ ? "        Econserve" : ""));
+              (kspace_ ? "          E_vdwl          E_coul          E_long" : "") + (nhc_ ? "        Econserve" : "") +
+              "   Done%  Remain[s]");
     thermo_header_ = true;
   }
   char line[256];
@@ -469,6 +470,9 @@ void MDSimulation::report(const Clock& clock, const Diagnostics& d) {
     s += line;
   }
   if (nhc_) s += " " + fmtg(d.get("econserve"), 10);
+  // Like LAMMPS' cpuremain: the run's progress in the table, not in lines between its rows.
+  std::snprintf(line, sizeof line, " %7.1f %10.0f", 100.0 * progress.fraction, progress.eta_s);
+  s += line;
   log::info(s);
 }
 

@@ -53,7 +53,8 @@ class MDSimulation : public Simulation {
   void advance(const Clock& clock, double dt) override;
   void will_report(bool next) override { report_next_ = next; }
   /// A thermo line in the log (the header before the first), as LAMMPS prints them.
-  void report(const Clock& clock, const Diagnostics& d) override;
+  void report(const Clock& clock, const Diagnostics& d, const Progress& progress) override;
+  bool prints_table() const override { return true; }
   double work_per_step() const override { return static_cast<double>(natoms_); }
   std::string work_unit() const override { return "atom-steps"; }
   std::string locate_nonfinite() override;

@@ -311,7 +311,10 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     std::vector<double> row{static_cast<double>(clock.step), clock.time, dt};
     row.insert(row.end(), d.values.begin(), d.values.end());
     history->append(row);
-    sim.report(clock, d);
+    progress.step = clock.step;
+    progress.time = clock.time;
+    const auto eta = report.eta_seconds(progress);
+    sim.report(clock, d, Simulation::Progress{report.fraction_done(progress), eta ? *eta : std::nan("")});
     return d;
   };
   // A diverging run stops with the step, the reason and (for non-finite values) where, after writing the
@@ -374,7 +377,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       }
       progress.step = clock.step;
       progress.time = clock.time;
-      if (clock.step % progress_every == 0)
+      if (clock.step % progress_every == 0 && !sim.prints_table())
         log::info("step " + std::to_string(clock.step) + "  t = " + fmt(clock.time) + " " + sim.time_unit() +
                   "  dt = " + fmt(dt) + "  wall " + fmt(MPI_Wtime() - start, 3) + " s" +
                   report.progress_text(progress));

@@ -49,9 +49,11 @@ class RunReport {
   /// `exit_code` 0 complete, 3 stopped early (`reason`), 1 failed (`error`).
   std::string write(const RunProgress& p, int exit_code, const std::string& reason, const std::string& error);
 
- private:
+  /// The fraction of the run done (0..1) and the estimated seconds to its end (none before an estimate).
   double fraction_done(const RunProgress& p) const;
   std::optional<double> eta_seconds(const RunProgress& p) const;
+
+ private:
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1, nodes_ = 1, gpus_ = 0;

@@ -107,8 +107,17 @@ class Simulation {
   /// Collective. A reason to stop the run although every diagnostic is finite (e.g. a CFL number past the
   /// scheme's limit), or empty to go on.
   virtual std::string divergence(const Diagnostics&) { return {}; }
+  /// How far the run is, for report(): the fraction done (0..1) and the estimated seconds to the end
+  /// (NaN before there is an estimate).
+  struct Progress {
+    double fraction = 0.0;
+    double eta_s = 0.0;
+  };
   /// Called by the run loop with every history row (e.g. to print a thermo line in the log).
-  virtual void report(const Clock&, const Diagnostics&) {}
+  virtual void report(const Clock&, const Diagnostics&, const Progress&) {}
+  /// True when report() prints a table in the log (MD's thermo): the run loop then prints no progress
+  /// lines of its own between its rows; report() carries the progress.
+  virtual bool prints_table() const { return false; }
 
   // ------------------------------------------------------------------ output and checkpoints
   /// Collective. Fields to snapshot, or nothing for particle physics.
