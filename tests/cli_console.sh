@@ -54,3 +54,39 @@ expect_rc 0 grid.log "$STRATUS" run "$SRC/inputs/climate/thermal.ini" --set grid
 want="output in $T/grid: thermal.done, thermal.xmf (open in ParaView or VisIt), thermal_NNNNNN.h5 (3 snapshots), thermal_NNNNNN.xmf (3 files), thermal_history.csv, thermal_report.json"
 grep -qxF "$want" grid.log || fail "grid summary line: $(grep 'output in' grid.log)"
 pass "the closing line lists every output file (MD: trajectory, checkpoints; grid: snapshots)"
+
+# Progress: an MD run carries it in its thermo table (Done%, Remain[s]) and prints no progress lines between
+# the rows; a grid run prints progress lines with the percentage. The MD run has no run.t_end (lj_melt.ini
+# sets none): it ends at run.max_steps, past the old default t_end = 1 (200 steps of 0.005).
+expect_rc 0 md2.log "$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set "md.cells=4 4 4" --set run.max_steps=300 \
+  --set run.history_every=100 --set run.output_dir="$T/md2"
+! grep -qE '^step [0-9]+  t = ' md2.log || fail "progress lines in an MD log: $(grep -m2 -E '^step [0-9]+' md2.log)"
+grep -qE '^ +Step +Temp +E_pair +KinEng +TotEng +Press +Done% +Remain\[s\]$' md2.log ||
+  fail "no Done% / Remain[s] columns in the thermo header: $(grep -m1 'Step' md2.log)"
+grep -qE '^ +300( +[-0-9.e+]+){5} +100\.0 +[0-9]+$' md2.log || fail "no final thermo row at step 300, 100% done: $(cat md2.log)"
+grep -qE '^step 6  t = .*  100\.0%' grid.log || fail "no grid progress line with its percentage: $(cat grid.log)"
+pass "MD progress in its thermo table (300 steps, no run.t_end), grid progress lines with the percentage"
+
+# Velocities of a data file: kept by default (as LAMMPS' read_data), with one warning when md.temperature
+# would have replaced them; md.velocities = create replaces them, = file requires them. The memory estimate
+# counts the data file's atoms (256 here), as a lattice of the same atoms does.
+expect_rc 0 md3.log "$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set "md.cells=4 4 4" --set run.max_steps=10 \
+  --set md.write_data=v.data --set run.output_dir="$T/md3"
+LJ=("$SRC/inputs/md/lj_melt.ini" --set "md.data_file=$T/md3/v.data" --set run.output_dir="$T/md4")
+expect_rc 0 v_auto.log "$STRATUS" check "${LJ[@]}"
+warn="[rank 0] warning: md.temperature = 1.44 is not used: the velocities come from data file '$T/md3/v.data' \
+(md.velocities = auto; md.velocities = create sets new ones at md.temperature)"
+if [[ $(grep -c "md.temperature = 1.44 is not used" v_auto.log) != 1 ]] || ! grep -qF "$warn" v_auto.log; then
+  fail "md.velocities = auto with md.temperature: not exactly one warning: $(cat v_auto.log)"
+fi
+expect_rc 0 v_create.log "$STRATUS" check "${LJ[@]}" --set md.velocities=create
+if grep -q "is not used" v_create.log || ! grep -q "initial T 1.44 seed" v_create.log; then
+  fail "md.velocities = create: $(cat v_create.log)"
+fi
+expect_rc 2 v_file.log "$STRATUS" check "$SRC/inputs/md/lj_melt.ini" --set md.velocities=file
+grep -qF "key 'md.velocities' = file: no md.data_file" v_file.log || fail "md.velocities = file, no data file: $(cat v_file.log)"
+expect_rc 0 v_lattice.log "$STRATUS" check "$SRC/inputs/md/lj_melt.ini" --set "md.cells=4 4 4"
+mem_file=$(grep '^memory estimate:' v_auto.log) mem_lattice=$(grep '^memory estimate:' v_lattice.log)
+[[ -n $mem_file && $mem_file == "$mem_lattice" ]] ||
+  fail "memory estimate of the 256-atom data file '$mem_file', of the 256-atom lattice '$mem_lattice'"
+pass "md.velocities: auto keeps the file's (one warning), create replaces them, file requires them; $mem_file"

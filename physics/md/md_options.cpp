@@ -25,6 +25,8 @@ std::vector<double> per_type(const std::vector<double>& given, int ntypes, const
 
 namespace {
 const Choices<bool> kVelocityDists = {{"uniform", true}, {"gaussian", false}};
+const Choices<VelocitySource> kVelocitySources = {
+    {"auto", VelocitySource::automatic}, {"file", VelocitySource::file}, {"create", VelocitySource::create}};
 const Choices<Mixing> kMixings = {{"geometric", Mixing::geometric}, {"arithmetic", Mixing::arithmetic}};
 const Choices<ListKind> kLists = {{"auto", ListKind::automatic}, {"half", ListKind::half}, {"full", ListKind::full}};
 const Choices<PairStyle> kPairStyles = {{"lj/cut", PairStyle::lj_cut},
@@ -63,8 +65,11 @@ void MDParams::bind(B& o) {
   o.string(&P::boundary, "md.boundary", "p p p", "",
            "x y z boundaries: p (periodic) or f (fixed, atoms must stay inside)");
   o.real(&P::temperature, "md.temperature", 0.0, "temperature",
-         "initial Maxwell-Boltzmann temperature; 0: the data file's velocities (or zero)")
+         "temperature of created initial velocities (Maxwell-Boltzmann, see md.velocities); 0: zero velocities")
       .at_least(0.0);
+  o.choice(&P::velocities, "md.velocities", kVelocitySources, VelocitySource::automatic,
+           "initial velocities: file (the data file's Velocities section, required), create (at md.temperature), "
+           "or auto: the data file's when it has them (as LAMMPS' read_data), else created");
   o.integer(&P::velocity_seed, "md.velocity_seed", 87287, "", "seed of the initial velocities").at_least(1);
   o.choice(&P::velocity_uniform, "md.velocity_dist", kVelocityDists, true,
            "distribution of the initial velocity components (uniform: LAMMPS' default), scaled to the "

@@ -15,6 +15,7 @@ enum class ListKind { automatic, half, full };
 enum class PairStyle { lj_cut, lj_cut_coul_long, coul_long };
 enum class KSpaceStyle { pppm, ewald };
 enum class KSpaceSums { automatic, fixed, floating };
+enum class VelocitySource { automatic, file, create };
 
 // Defaults are those of the bindings in md_options.cpp.
 struct MDParams {
@@ -33,7 +34,8 @@ struct MDParams {
   std::string boundary;              // md.boundary as given ("p p f"); read into periodic
   std::array<bool, 3> periodic{};
   // velocities
-  double temperature{};  // > 0: Maxwell-Boltzmann at this T; 0: from the data file (or zero)
+  double temperature{};         // Maxwell-Boltzmann at this T when velocities are created (0: zero velocities)
+  VelocitySource velocities{};  // md.velocities: auto (the data file's when it has them), file, create
   unsigned long long velocity_seed{};
   bool velocity_uniform{};  // uniform components (LAMMPS' default) or gaussian
   // potential

@@ -94,7 +94,8 @@ std::string MDSimulation::describe() const {
      << (p_.ensemble == Ensemble::nve        ? std::string("nve")
          : p_.ensemble == Ensemble::langevin ? "langevin T " + fmtg(p_.t_target) + " damp " + fmtg(p_.t_damp)
                                              : "nhc T " + fmtg(p_.t_target) + " period " + fmtg(p_.t_damp));
-  if (p_.temperature > 0.0) os << "; initial T " << fmtg(p_.temperature) << " seed " << p_.velocity_seed;
+  if (p_.temperature > 0.0 && (p_.data_file.empty() || p_.velocities == VelocitySource::create))
+    os << "; initial T " << fmtg(p_.temperature) << " seed " << p_.velocity_seed;
   return os.str();
 }
 
@@ -102,8 +103,10 @@ double MDSimulation::memory_bytes() const {
   int size = 1;
   MPI_Comm_size(comm_in_, &size);
   const int basis = lattice_basis(p_.lattice);
-  const double n =
-      natoms_ > 0 ? static_cast<double>(natoms_) : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
+  // The system's atoms once known (a data file's after preflight()), else the lattice's.
+  const double n = natoms_ > 0        ? static_cast<double>(natoms_)
+                   : preflight_atoms_ ? static_cast<double>(preflight_atoms_->natoms())
+                                      : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
   // x, v, f, image, type, id, q and the list's build copy, with ghosts; ~80 neighbours of 4 bytes.
   return n / size * (1.5 * 8.0 * 3 * 5 + 4.0 * 80.0);
 }
@@ -151,8 +154,19 @@ void MDSimulation::build_system(AtomData& all) const {
     for (std::size_t i = 0; i < all.natoms(); ++i) all.q[i] = q[static_cast<std::size_t>(all.type[i] - 1)];
     all.has_charges = p_.charge_set || p_.coulomb();
   }
-  if (p_.temperature > 0.0 || !all.has_velocities)
+  const std::string file = "data file '" + p_.data_file + "'";
+  const bool from_file = !p_.data_file.empty() && all.has_velocities && p_.velocities != VelocitySource::create;
+  STRATUS_INPUT_REQUIRE(p_.velocities != VelocitySource::file || from_file,
+                        "key 'md.velocities' = file: " << (p_.data_file.empty() ? std::string("no md.data_file")
+                                                                                : file + " has no Velocities section")
+                                                       << " (create them: md.velocities = create, md.temperature)");
+  if (!from_file) {
     create_velocities(all, p_.temperature, p_.velocity_seed, true, kb_eff, p_.velocity_uniform);
+  } else if (p_.temperature > 0.0 && p_.velocities == VelocitySource::automatic && !velocity_note_) {
+    velocity_note_ = true;
+    log::warn("md.temperature = " + fmtg(p_.temperature) + " is not used: the velocities come from " + file +
+              " (md.velocities = auto; md.velocities = create sets new ones at md.temperature)");
+  }
   // Periodic directions: wrap atoms into the box (as LAMMPS does on reading); fixed ones: must be inside.
   const std::string src = p_.data_file.empty() ? std::string("the lattice") : "data file '" + p_.data_file + "'";
   for (std::size_t i = 0; i < all.natoms(); ++i)
