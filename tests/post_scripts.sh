@@ -45,9 +45,9 @@ is_png "$T/th_hist.png" || fail "plot_history.py wrote no PNG at $T/th_hist.png"
 expect_rc 0 ph2.log "$PY" "$POST/plot_history.py" "$T/adv/default_history.csv" -c mass err_l2 --x step
 is_png "$T/adv/default_history.png" || fail "plot_history.py wrote no PNG next to the table (default name)"
 grep -qx "panels: mass, err_l2 against step" ph2.log || fail "plot_history.py -c mass err_l2: $(cat ph2.log)"
-# a repeated -c adds columns (docs/output.md shows -c d_mass -c theta_min)
+# a repeated -c adds columns (docs/output.md shows -c d_mass -c theta_min); units from NAME_report.json
 expect_rc 0 ph2b.log "$PY" "$POST/plot_history.py" "$T/th/thermal_history.csv" -c d_mass -c theta_min -o "$T/ph2b.png"
-grep -qx "panels: d_mass, theta_min against time" ph2b.log || fail "plot_history.py -c d_mass -c theta_min: $(cat ph2b.log)"
+grep -qxF "panels: d_mass [1], theta_min [K] against time [s]" ph2b.log || fail "plot_history.py -c d_mass -c theta_min: $(cat ph2b.log)"
 expect_rc 2 ph3.log "$PY" "$POST/plot_history.py" "$T/adv/default_history.csv" -c no_such_column
 grep -q "unknown column.*no_such_column" ph3.log || fail "plot_history.py: no 'unknown column' message: $(cat ph3.log)"
 expect_rc 2 ph4.log "$PY" "$POST/plot_history.py" "$ADV_LAST"

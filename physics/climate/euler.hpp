@@ -73,6 +73,12 @@ class Euler : public GridPhysics {
   void reduce_diagnostics(const Clock& clock, double dt, LocalReductions& local) override;
   /// Physical fields (rho, u, v, w, theta', p') for output.
   void compute_output(const Field4D& out) const;
+  /// GridPhysics' units and the integrals: mass [kg], total energy te [J].
+  std::vector<std::pair<std::string, std::string>> history_units() const override {
+    auto u = GridPhysics::history_units();
+    u.insert(u.end(), {{"mass", "kg"}, {"te", "J"}});
+    return u;
+  }
 
  protected:
   void declare_diagnostics(DiagnosticsPlan& plan) override;

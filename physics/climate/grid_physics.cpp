@@ -61,6 +61,11 @@ std::string GridPhysics::locate_nonfinite() {
   return os.str();
 }
 
+std::vector<std::pair<std::string, std::string>> GridPhysics::history_units() const {
+  return {{"d_mass", "1"},  {"d_te", "1"},    {"cfl", "1"},   {"theta_min", "K"}, {"theta_max", "K"},
+          {"u_max", "m/s"}, {"w_max", "m/s"}, {"h_min", "m"}, {"h_max", "m"}};
+}
+
 double GridPhysics::work_per_step() const {
   return double(grid_.global_n[0]) * grid_.global_n[1] * grid_.global_n[2];
 }

@@ -34,6 +34,8 @@ class GridPhysics : public Simulation {
   std::string locate_nonfinite() override;
   /// Global cells (one update each per step).
   double work_per_step() const override;
+  /// The SI units of the climate diagnostics (mass, energies, extremes, relative changes, cfl).
+  std::vector<std::pair<std::string, std::string>> history_units() const override;
   /// "halo": one exchange of the whole state (all variables, the physics' ghost width); its work is the
   /// bytes this rank sends.
   std::vector<BenchKernel> bench_kernels() const override;

@@ -403,6 +403,17 @@ void MDSimulation::advance(const Clock& clock, double dt) {
   if (p_.zero_momentum_every > 0 && next % p_.zero_momentum_every == 0) zero_momentum(atoms_, mass_, pc_->comm());
 }
 
+std::vector<std::pair<std::string, std::string>> MDSimulation::history_units() const {
+  const bool lj = std::string(units_.name) == "lj";
+  const std::string e = std::string(units_.energy) + (units_.per_atom_thermo ? "/atom" : "");
+  const std::string len = units_.length;
+  std::vector<std::pair<std::string, std::string>> u{
+      {"temp", lj ? "epsilon/k_B" : "K"}, {"pe", e},          {"ke", e}, {"etotal", e},
+      {"press", units_.pressure},         {"msd", len + "^2"}};
+  for (const char* k : {"evdwl", "ecoul", "elong", "econserve"}) u.emplace_back(k, e);
+  return u;
+}
+
 void MDSimulation::declare_diagnostics(DiagnosticsPlan& plan) {
   plan.hidden_sum("mv2");     // sum m v^2 [mass velocity^2]
   plan.hidden_sum("pe_sum");  // pair energy

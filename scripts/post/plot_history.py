@@ -51,6 +51,25 @@ def read_history(path):
     return cols, rows
 
 
+def history_units(path):
+    """Units of the table's columns from NAME_report.json beside NAME_history.csv ({} when unknown)."""
+    import json
+    if not path.endswith("_history.csv"):
+        return {}
+    try:
+        with open(path[:-len("_history.csv")] + "_report.json") as f:
+            units = json.load(f).get("history_units", {})
+    except (OSError, ValueError):
+        return {}
+    return units if isinstance(units, dict) else {}
+
+
+def label(name, units):
+    """"name [unit]", or the name alone when the unit is unknown."""
+    u = units.get(name)
+    return f"{name} [{u}]" if u else name
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -79,6 +98,7 @@ def main(argv=None):
             print(f"plotting the first {MAX_DEFAULT} of {len(diag)} diagnostic columns "
                   f"(choose others with -c): {', '.join(chosen)}")
     out = a.output or os.path.splitext(a.history)[0] + ".png"
+    units = history_units(a.history)
 
     plt = pyplot()
     n = len(chosen)
@@ -90,16 +110,16 @@ def main(argv=None):
     for k, name in enumerate(chosen):
         ax = axes[k // ncols][k % ncols]
         ax.plot(x, data[:, cols.index(name)], marker="." if len(x) <= 50 else None, lw=1.2)
-        ax.set_ylabel(name)
+        ax.set_ylabel(label(name, units))
         ax.grid(True, alpha=0.3)
     for k in range(n, nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     for c in range(ncols):  # the lowest panel of each column carries the abscissa
-        axes[(n - 1 - c) // ncols][c].set_xlabel(a.x)
+        axes[(n - 1 - c) // ncols][c].set_xlabel(label(a.x, units))
         axes[(n - 1 - c) // ncols][c].xaxis.set_tick_params(labelbottom=True)
     fig.suptitle(os.path.basename(a.history))
     fig.tight_layout()
-    print(f"panels: {', '.join(chosen)} against {a.x}")
+    print(f"panels: {', '.join(label(c, units) for c in chosen)} against {label(a.x, units)}")
     save(fig, out)
     return 0
 

@@ -112,6 +112,8 @@ RunReport::RunReport(MPI_Comm comm, const RunParams& rp, const Deck& deck, const
   physics_ = rp.physics;
   work_unit_ = sim.work_unit();
   time_unit_ = sim.time_unit();
+  history_units_ = {{"time", time_unit_}, {"dt", time_unit_}};
+  for (const auto& u : sim.history_units()) history_units_.push_back(u);
   work_per_step_ = sim.work_per_step();
   state_bytes_ = sim.memory_bytes();
   price_ = rp.price_per_node_hour;
@@ -339,6 +341,9 @@ std::string RunReport::write(const RunProgress& p, int exit_code, const std::str
   w.key("start_time").value(p.time0).key("end_time").value(p.time).key("time_unit").value(time_unit_);
   w.key("target_end_step").value(rp_.max_steps > 0 ? static_cast<double>(rp_.max_steps) : std::nan(""));
   w.key("target_end_time").value(rp_.t_end).key("fraction_done").value(fraction_done(p));
+  w.end_object();
+  w.key("history_units").begin_object();  // the units of NAME_history.csv's columns, where known
+  for (const auto& [column, unit] : history_units_) w.key(column).value(unit);
   w.end_object();
 
   w.key("wall_s").value(wall);

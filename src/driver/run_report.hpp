@@ -59,6 +59,7 @@ class RunReport {
   int rank_ = 0, size_ = 1, nodes_ = 1, gpus_ = 0;
   RunParams rp_;
   std::string physics_, work_unit_, time_unit_, deck_source_, deck_sha_, job_id_;
+  std::vector<std::pair<std::string, std::string>> history_units_;  // the history table's columns
   double work_per_step_ = 0.0, state_bytes_ = 0.0, price_ = 0.0, last_metrics_ = -1e300;
   double earlier_wall_s_ = 0.0, earlier_node_hours_ = 0.0;
   std::vector<std::pair<std::string, std::string>> inputs_;  // path, sha256

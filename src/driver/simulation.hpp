@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "domain/cart_decomp.hpp"
@@ -63,6 +64,9 @@ class Simulation {
   /// Units of length and time, for output attributes.
   virtual std::string length_unit() const { return "m"; }
   virtual std::string time_unit() const { return "s"; }
+  /// Units of the history table's diagnostic columns, by name ("1" dimensionless; a column not listed has
+  /// none known), for NAME_report.json and the plots made from the table.
+  virtual std::vector<std::pair<std::string, std::string>> history_units() const { return {}; }
   /// True when a run of this physics ends at a step count (MD, like LAMMPS' run N): run.max_steps is then
   /// required and run.t_end, unless set, sets no limit.
   virtual bool ends_by_steps() const { return false; }
