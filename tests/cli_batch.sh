@@ -169,6 +169,22 @@ EOF
   fail "the run report, the metrics file or the JSON log is wrong"
 pass "the report validates against its schema, its phases add up to the wall time; metrics and JSON log parse"
 
+# An MD run without run.t_end (no time limit): its report validates too, target_end_time null, and it
+# names the units of its history columns.
+"$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set "md.cells=4 4 4" --set run.max_steps=20 \
+  --set run.output_dir="$T/md_report" > "$T/log_md" 2>&1 || { cat "$T/log_md" >&2; fail "the MD report run failed"; }
+"$PY" - "$T/md_report/lj_melt_report.json" "$SRC/docs/run-report.schema.json" << 'EOF' ||
+import json, sys
+import jsonschema
+r = json.load(open(sys.argv[1]))
+jsonschema.validate(r, json.load(open(sys.argv[2])))
+assert r["progress"]["target_end_time"] is None and r["progress"]["target_end_step"] == 20, r["progress"]
+u = r["history_units"]
+assert u["time"] == "tau" and u["temp"] == "epsilon/k_B" and u["msd"] == "sigma^2" and u["pe"] == "epsilon/atom", u
+EOF
+  fail "the MD run report (no run.t_end) does not validate or lacks its units"
+pass "an MD report without run.t_end validates (target_end_time null) and carries the history units"
+
 # (f) bad values: exit 2, one message naming the key, nothing written
 b=$T/bad
 mkdir -p "$b"
