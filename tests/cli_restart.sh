@@ -76,15 +76,17 @@ for kind in euler md pppm; do
   cp "$(chk "$T/${kind}_np2_full" "$name" $HALF)" "$c/"
   run_ok 1 "${base[@]}" --set run.output_dir="$c" --set run.max_steps=$N --set run.checkpoint_every=$HALF \
     --restart "$(chk "$c" "$name" $HALF)"
-  # (positions may sit just outside the box between rebuilds, wrapped on one side and not on the other:
-  # MD compares velocities)
-  cross=("${data[@]}")
-  [[ $kind != euler ]] && cross=(atom_v)
+  # Euler does not depend on the decomposition at all: bitwise. MD sums its forces in another order on
+  # another rank count, so the trajectories part by round-off that grows over the 20 steps: 1e-10
+  # relative (measured: LJ between 1e-12 and 1e-11, PPPM between 1e-11 and 1e-10). Positions may sit just
+  # outside the box between rebuilds, wrapped on one side and not on the other: MD compares velocities.
+  cross=("${data[@]}") tol=()
+  [[ $kind != euler ]] && cross=(atom_v) tol=(-p 1e-10)
   for d in "${cross[@]}"; do
-    h5diff -q -p 1e-8 "$(chk "$T/${kind}_np1_full" "$name" $N)" "$(chk "$c" "$name" $N)" "/data/$d" "/data/$d" ||
-      fail "$kind: 2-rank checkpoint continued on 1 rank differs beyond 1e-8 relative in /$d"
+    h5diff -q "${tol[@]+"${tol[@]}"}" "$(chk "$T/${kind}_np1_full" "$name" $N)" "$(chk "$c" "$name" $N)" \
+      "/data/$d" "/data/$d" || fail "$kind: 2-rank checkpoint continued on 1 rank differs (${tol[*]:-bitwise}) in /$d"
   done
-  pass "$kind: a 2-rank checkpoint continued on 1 rank agrees with the 1-rank run to 1e-8 (${cross[*]})"
+  pass "$kind: a 2-rank checkpoint continued on 1 rank agrees with the 1-rank run (${tol[*]:-bitwise}: ${cross[*]})"
 done
 
 # (c) keep, auto (a first run with --restart auto starts from the beginning), SIGKILL
@@ -110,6 +112,11 @@ grep -q "restarted from .*lj_melt_chk_$(printf %08d "$newest").h5 at step $newes
   { cat "$T/log_last" >&2; fail "--restart auto did not continue from the newest checkpoint (step $newest)"; }
 last=$(tail -n 1 "$k/lj_melt_history.csv" | cut -d, -f1)
 [[ $last == $((newest + 3)) ]] || fail "after the kill the restarted run ended at step '$last', expected $((newest + 3))"
+# one history: every step once, in order, 0 .. newest + 3 (rows the killed run wrote past its last
+# checkpoint are dropped, and those of the restart follow)
+steps=$(tail -n +2 "$k/lj_melt_history.csv" | cut -d, -f1)
+sort -c -u -n <<< "$steps" 2> /dev/null || fail "the history after the kill has steps out of order or twice: ${steps//$'\n'/ }"
+[[ $(head -n 1 <<< "$steps") == 0 ]] || fail "the history after the kill does not start at step 0: ${steps//$'\n'/ }"
 pass "checkpoint_keep=2 keeps the newest two; a run killed while checkpointing every step restarts with --restart auto"
 
 # (d) damaged checkpoints: exit 2, one message naming the file, the output directory unchanged

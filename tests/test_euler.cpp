@@ -212,13 +212,20 @@ TEST_CASE("a y-uniform 3D run equals the 2D run in every y slice, bit for bit", 
   }
 }
 
-TEST_CASE("thermal bubble: miniWeather's conservation criterion at 100 x 50 cells and 400 s", "[.long][euler]") {
+TEST_CASE("thermal bubble at 100 x 50 cells and 400 s conserves mass to 1e-13 and loses a little energy",
+          "[.long][euler]") {
+  // miniWeather's check_output.sh runs this case and wants |d_mass| < 1e-13 and -4.5e-5 < d_te < 0. Its
+  // mass is ours, and its bound applies as it is. Its energy is another quantity (kinetic without the 1/2,
+  // plus internal, no potential), so its bound does not carry over. Ours is the physical total energy
+  // (0.5 rho |u|^2 + rho cv T + rho g z): measured d_te = -1.05e-6 (docs/validation.md). The scheme only
+  // dissipates (hyperviscosity, upwinding), so d_te < 0; the bound of 1e-5 is 10x the measurement: an
+  // energy source, or a loss ten times larger, fails it.
   auto sim = run_to({"euler.case=thermal", "grid.nx=100", "grid.ny=1", "grid.nz=50", "grid.length=20000 1 10000"}, 400);
   const double dm = diag(sim, "d_mass"), dte = diag(sim, "d_te");
   INFO("d_mass " << dm << ", d_te " << dte);
-  CHECK(std::abs(dm) <= 1e-12);
+  CHECK(std::abs(dm) <= 1e-13);
   CHECK(dte < 0.0);
-  CHECK(std::abs(dte) < 4.5e-5);
+  CHECK(std::abs(dte) < 1e-5);
   // The bubble has risen: the warmest air is well above its start (2 km) and still about 3 K warm.
   CHECK(diag(sim, "theta_max") > 1.0);
 }

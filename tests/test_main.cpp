@@ -2,6 +2,8 @@
 // and a failure on any rank fails the run on every rank.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
 
 #include "core/runtime.hpp"
 
@@ -10,6 +12,12 @@ int main(int argc, char** argv) {
   {
     stratus::Runtime rt(argc, argv);
     if (!rt.kokkos_ready()) return 1;  // no usable device: the reason is printed already
+    // A test registered for N ranks (tests/CMakeLists.txt sets STRATUS_TEST_NP) must run on N ranks.
+    if (const char* np = std::getenv("STRATUS_TEST_NP"); np && std::atoi(np) != rt.size()) {
+      if (rt.is_root())
+        std::fprintf(stderr, "test registered for %s rank(s) runs on %d: is the launcher MPICH's?\n", np, rt.size());
+      return 1;
+    }
     Catch::Session session;
     result = session.run(argc, argv);
     int worst = 0;
