@@ -77,8 +77,10 @@ for i in $(seq 1 $trials); do
     more=()
     [[ $absolute_end -eq 1 ]] || more=(--set run.max_steps=$((M - step)))
     expect_rc 0 "$T/cont$i.log" launch "${DECK[@]}" --set run.output_dir="$d" --restart auto "${more[@]+"${more[@]}"}"
+    FAIL_LOGS+=("$T/cont$i.log" "$d/thermal_history.csv")
     h5diff -q "$ref" "$(printf '%s/thermal_chk_%08d.h5' "$d" $M)" /data/fields /data/fields ||
-      fail "trial $i: continued from step $step, the state at step $M differs from the uninterrupted run"
+      fail "trial $i: continued from step $step, the state at step $M differs from the uninterrupted run" \
+        "(files: $(ls "$d" | tr '\n' ' '))"
     note=", continued to step $M: bitwise equal"
   fi
   FAIL_LOGS=()
