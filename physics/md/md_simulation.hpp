@@ -32,6 +32,9 @@ struct Thermo {
   double evdwl = 0.0, ecoul = 0.0, elong = 0.0;  // parts of pe with a coul/long style (LAMMPS' names)
 };
 
+/// "%.*g" of v (prec significant digits): the log's number format.
+std::string fmtg(double v, int prec = 10);
+
 class MDSimulation : public Simulation {
  public:
   MDSimulation(const Deck& deck, MPI_Comm comm);
