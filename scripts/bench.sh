@@ -47,29 +47,16 @@ read -r -a rank_list <<< "$ranks"
 for r in "${rank_list[@]}"; do
   case "$r" in *[!0-9]*|0) bad "--ranks wants positive integers, got '$r'" ;; esac
 done
-if [ -n "$exe" ]; then
-  if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then bad "--exe '$exe' is not an executable file"; fi
-  exe="$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")"
-fi
-if [ -n "$out" ]; then
-  [ ! -e "$out" ] || [ -d "$out" ] || bad "--out '$out' exists and is not a directory"
-  mkdir -p "$out" || bad "--out '$out' cannot be created"
-  out="$(cd "$out" && pwd)"
-else
-  out="$(mktemp -d "${TMPDIR:-/tmp}/stratus-bench.XXXXXX")"
-fi
+# shellcheck source=scripts/lib/build.sh disable=SC1091
+source "$here/lib/build.sh"
+if [ -n "$exe" ]; then stratus_exe "$exe"; exe=$STRATUS_EXE; fi  # checked before anything is created
+stratus_out_dir "$out" stratus-bench
+out=$STRATUS_OUT
 mpiexec="${MPIEXEC:-mpiexec.mpich}"
 command -v "$mpiexec" >/dev/null || { echo "bench.sh: no MPI launcher '$mpiexec' (set MPIEXEC)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "bench.sh: python3 is needed for the report" >&2; exit 1; }
 
-if [ -z "$exe" ]; then
-  # shellcheck source=scripts/lib/build.sh disable=SC1091
-  source "$here/lib/build.sh"
-  # shellcheck disable=SC2119
-  stratus_deps
-  stratus_build cpu stratus
-  exe="$root/build/cpu/stratus"
-fi
+if [ -z "$exe" ]; then stratus_exe; exe=$STRATUS_EXE; fi  # builds build/cpu/stratus
 
 # Sizes per mode. LJ: label:fcc-cells-per-edge:steps. Grids: label:nx:nz:steps (2D), label:n:steps (3D,
 # shallow water). Kernels: edge or cells, and calls. HDF5: nx:nz:steps:snapshot_every. Triad MiB per array.

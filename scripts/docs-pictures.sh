@@ -67,11 +67,11 @@ else
 fi
 echo "docs-pictures: $STRATUS_EXE, pictures in $out"
 if run thermal climate/thermal.ini "${th[@]+"${th[@]}"}" --set run.t_end=600 --set run.snapshot_every=0 &&
-  "$py" "$post/../climate_analysis.py" plot "$(last_h5 "$work/thermal" thermal)" "$out/thermal.png"; then
+  "$py" "$root/scripts/climate_analysis.py" plot "$(last_h5 "$work/thermal" thermal)" "$out/thermal.png"; then
   done_png thermal.png
 else failed=1; fi
 if run straka climate/straka.ini "${st[@]+"${st[@]}"}" &&
-  "$py" "$post/../climate_analysis.py" plot "$(last_h5 "$work/straka" straka)" "$out/straka.png" --xlim 0 25600; then
+  "$py" "$root/scripts/climate_analysis.py" plot "$(last_h5 "$work/straka" straka)" "$out/straka.png" --xlim 0 25600; then
   done_png straka.png
 else failed=1; fi
 if [ ${#pv[@]} -eq 0 ]; then

@@ -162,8 +162,7 @@ void MDSimulation::build_system(AtomData& all) const {
                                                        << " (create them: md.velocities = create, md.temperature)");
   if (!from_file) {
     create_velocities(all, p_.temperature, p_.velocity_seed, true, kb_eff, p_.velocity_uniform);
-  } else if (p_.temperature > 0.0 && p_.velocities == VelocitySource::automatic && !velocity_note_) {
-    velocity_note_ = true;
+  } else if (p_.temperature > 0.0 && p_.velocities == VelocitySource::automatic) {
     log::warn("md.temperature = " + fmtg(p_.temperature) + " is not used: the velocities come from " + file +
               " (md.velocities = auto; md.velocities = create sets new ones at md.temperature)");
   }

@@ -122,7 +122,6 @@ class MDSimulation : public Simulation {
   /// Creates the k-space solver (coul/long styles) for the charges of all (after pc_).
   void make_kspace(const AtomData& all);
   std::unique_ptr<AtomData> preflight_atoms_;  // the system read by preflight(), until initialize()
-  mutable bool velocity_note_ = false;         // the md.temperature-not-used warning was given
   /// Replaces the owned atoms (no ghosts) by rows, on the device.
   void set_owned_atoms(const std::vector<AtomRow>& rows);
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).

@@ -47,7 +47,7 @@ def atom_style(data_path):
 
 
 def load(traj, data):
-    """The Universe, the particle group of the file and whether it has physical units."""
+    """The Universe, the particle group, whether it has physical units, the frame times, the atom style."""
     mda = need("MDAnalysis")
     h5py = need("h5py")
     import MDAnalysis.units  # noqa: F401 (the table patched below)
@@ -63,11 +63,17 @@ def load(traj, data):
         if "position" not in g or "image" not in g:
             fail(f"{traj}: needs position and image elements (a trajectory of this Stratus version)")
         physical = "unit" in g["position/value"].attrs
-    u = mda.Universe(data, traj, atom_style=atom_style(data), convert_units=physical)
-    times = [ts.time for ts in u.trajectory]  # in MDAnalysis' units (ps) when converted
-    if len(times) > 1:  # the reader's own dt is 1.0 whatever the file says
-        u = mda.Universe(data, traj, atom_style=atom_style(data), convert_units=physical, dt=times[1] - times[0])
-    return u, groups[0], physical, times
+        t = g["position/time"]
+        times = [float(x) for x in t[()]]
+        if physical:  # MDAnalysis converts to ps
+            unit = t.attrs["unit"]
+            unit = unit.decode() if isinstance(unit, bytes) else str(unit)
+            times = [MDAnalysis.units.convert(x, unit, "ps") for x in times]
+    style = atom_style(data)
+    # The reader's own dt is 1.0 whatever the file says: pass the frame interval.
+    dt = {"dt": times[1] - times[0]} if len(times) > 1 else {}
+    u = mda.Universe(data, traj, atom_style=style, convert_units=physical, **dt)
+    return u, groups[0], physical, times, style
 
 
 def unwrapped(u, traj, group):
@@ -99,7 +105,7 @@ def main():
     if a.bins < 1:
         fail(f"--bins {a.bins}: must be positive")
     np = need("numpy")
-    u, group, physical, times = load(a.trajectory, data)
+    u, group, physical, times, style = load(a.trajectory, data)
     from MDAnalysis.analysis.msd import EinsteinMSD
     from MDAnalysis.analysis.rdf import InterRDF
     from MDAnalysis.coordinates.memory import MemoryReader
@@ -115,7 +121,7 @@ def main():
     first = u.trajectory[0].positions.copy()
     wrapped = np.array([((ts.positions - first) ** 2).sum(axis=1).mean() for ts in u.trajectory])
     mda = need("MDAnalysis")
-    un = mda.Universe(data, atom_style=atom_style(data))  # the same atoms, the unwrapped frames in memory
+    un = mda.Universe(data, atom_style=style)  # the same atoms, the unwrapped frames in memory
     un.load_new(pos.astype(np.float32), format=MemoryReader, dt=u.trajectory.dt)
     einstein = EinsteinMSD(un, select="all", msd_type="xyz", fft=False).run()
 

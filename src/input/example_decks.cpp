@@ -1,8 +1,6 @@
 // example_decks (input/example_decks.hpp).
 #include "input/example_decks.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
