@@ -25,12 +25,11 @@ void register_physics(PhysicsRegistry& reg) {
       "euler", "compressible non-hydrostatic Euler, 2D x-z or 3D (dynamical-core test cases)",
       [](OptionRegistry& o) { climate::declare_euler_options(o); },
       [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> { return std::make_unique<climate::Euler>(d, c); }});
-  reg.add(PhysicsEntry{"md",
-                       "molecular dynamics: Lennard-Jones atoms, NVE / Langevin / Nose-Hoover (LAMMPS conventions)",
-                       [](OptionRegistry& o) { md::declare_md_options(o); },
-                       [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> {
-                         return std::make_unique<md::MDSimulation>(d, c);
-                       }});
+  reg.add(PhysicsEntry{
+      "md", "molecular dynamics: Lennard-Jones atoms, NVE / Langevin / Nose-Hoover (LAMMPS conventions)",
+      [](OptionRegistry& o) { md::declare_md_options(o); },
+      [](const Deck& d, MPI_Comm c) -> std::unique_ptr<Simulation> { return std::make_unique<md::MDSimulation>(d, c); },
+      RunEnd::at_step});
 }
 
 OptionRegistry declare_all_options(const PhysicsRegistry& physics) {

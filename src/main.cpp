@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -267,16 +266,10 @@ int run_command(const Cli& cli, const Runtime& rt) {
 
   const Deck deck = cli.deck.empty() ? Deck::parse(reg, kDefaultDeck, "<built-in default deck>", cli.overrides)
                                      : Deck::from_file(reg, resolve_deck(cli.deck), cli.overrides);
-  RunParams rp = RunParams::from_deck(deck);
+  const RunParams rp = RunParams::from_deck(deck, [&](const std::string& n) { return physics.run_end(n); });
   const PhysicsEntry* entry = physics.find(rp.physics);  // the deck only admits registered names
   STRATUS_REQUIRE(entry != nullptr, "physics '" << rp.physics << "' passed the deck but is not registered");
   auto sim = entry->create(deck, rt.comm());
-  if (sim->ends_by_steps()) {
-    if (!deck.is_set("run.t_end")) rp.t_end = std::numeric_limits<double>::infinity();
-    STRATUS_INPUT_REQUIRE(cli.command == "bench" || rp.max_steps > 0 || deck.is_set("run.t_end"),
-                          "deck '" << deck.source() << "': key 'run.max_steps' is needed: a " << rp.physics
-                                   << " run ends at a step count (as LAMMPS' run N); run.t_end is optional");
-  }
   // One pre-flight for check and run (and bench, which writes nothing): whatever run would refuse at
   // start-up, check refuses too, before anything is written.
   if (cli.command == "run" || cli.command == "bench") check_launch(cli, rt);

@@ -1,18 +1,18 @@
 // Deck option bindings (input/options.hpp): choice tables, declare mode against hand-written
-// declarations, read mode into a struct. Built into test_deck.
-#include <catch2/catch.hpp>
-
+// declarations, read mode into a struct; the run end rule of RunParams. Built into test_deck.
 #include <unistd.h>
 
+#include <array>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
-#include <array>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "driver/run_params.hpp"
 #include "input/deck.hpp"
 #include "input/options.hpp"
 #include "message_matcher.hpp"
@@ -215,4 +215,27 @@ TEST_CASE("physics_changes names the keys a restart may not change, with both va
   // A stored deck this registry cannot read (another version) is an InputError naming its source.
   CHECK_THROWS_MATCHES(other.physics_changes("[phys]\nold_key = 1\n", "checkpoint x.h5"), InputError,
                        MessageContains({"checkpoint x.h5", "old_key"}));
+}
+
+TEST_CASE("RunParams: a physics that ends at a step count needs run.max_steps and has no t_end limit", "[deck]") {
+  OptionRegistry reg;
+  stratus::declare_run_options(reg, {"grid", "md"});
+  const stratus::RunEndOf end_of = [](const std::string& p) {
+    return p == "md" ? stratus::RunEnd::at_step : stratus::RunEnd::at_time;
+  };
+  const auto params = [&](const std::string& text) {
+    return stratus::RunParams::from_deck(Deck::parse(reg, text, "<deck>"), end_of);
+  };
+  CHECK_THROWS_MATCHES(params("[run]\nphysics = md\n"), InputError,
+                       MessageContains({"deck '<deck>'", "key 'run.max_steps' is needed", "md run"}));
+  const auto steps = params("[run]\nphysics = md\nmax_steps = 10\n");
+  CHECK(steps.max_steps == 10);
+  CHECK(std::isinf(steps.t_end));
+  CHECK(params("[run]\nphysics = md\nt_end = 5\n").t_end == 5.0);  // an explicit end time is one
+  // A physics that ends at run.t_end: the default applies and no step count is needed.
+  const auto time = params("[run]\nphysics = grid\n");
+  CHECK(time.max_steps == 0);
+  CHECK(time.t_end == 1.0);
+  // Without a RunEndOf every physics ends at run.t_end.
+  CHECK(stratus::RunParams::from_deck(Deck::parse(reg, "[run]\nphysics = md\n", "<deck>")).t_end == 1.0);
 }

@@ -71,7 +71,6 @@ class MDSimulation : public Simulation {
   void read_checkpoint(CheckpointReader& r) override;
   std::string length_unit() const override { return units_.length; }
   std::string time_unit() const override { return units_.time; }
-  bool ends_by_steps() const override { return true; }
   std::vector<std::pair<std::string, std::string>> history_units() const override;
 
   /// Collective. Current thermo (forces and energies are those of the current positions).

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "core/batch_env.hpp"
 #include "core/error.hpp"
@@ -102,10 +103,16 @@ void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& ph
   RunParams::bind(o, physics);
 }
 
-RunParams RunParams::from_deck(const Deck& deck) {
+RunParams RunParams::from_deck(const Deck& deck, const RunEndOf& end_of) {
   RunParams p{};
   Options<RunParams> o(deck, p);
   bind(o);
+  if (end_of && end_of(p.physics) == RunEnd::at_step) {
+    if (!deck.is_set("run.t_end")) p.t_end = std::numeric_limits<double>::infinity();
+    STRATUS_INPUT_REQUIRE(p.max_steps > 0 || deck.is_set("run.t_end"),
+                          "deck '" << deck.source() << "': key 'run.max_steps' is needed: a " << p.physics
+                                   << " run ends at a step count (as LAMMPS' run N); run.t_end is optional");
+  }
   STRATUS_INPUT_REQUIRE(!p.name.empty() && p.name.find('/') == std::string::npos,
                         "key 'run.name' = '" << p.name << "' must be a non-empty file prefix without '/'");
   STRATUS_INPUT_REQUIRE(!p.output_dir.empty(), "key 'run.output_dir' must not be empty");

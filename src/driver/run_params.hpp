@@ -1,11 +1,18 @@
 // The [run] section of the deck: step and time limits, output cadence and names, checkpoints, signals.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "input/deck.hpp"
 
 namespace stratus {
+
+/// How a run of a physics ends: at run.t_end (climate; run.max_steps optional), or at a step count (MD, as
+/// LAMMPS' run N: run.max_steps required, run.t_end optional and, unset, no limit).
+enum class RunEnd { at_time, at_step };
+/// The RunEnd of a physics by name.
+using RunEndOf = std::function<RunEnd(const std::string& physics)>;
 
 /// Declares [run]; `physics` (the registered names) become the allowed values of run.physics.
 void declare_run_options(OptionRegistry& reg, const std::vector<std::string>& physics = {});
@@ -32,8 +39,9 @@ struct RunParams {
   double metrics_every{};        // [s]
   double price_per_node_hour{};  // the deck's, else STRATUS_PRICE_PER_NODE_HOUR's; 0 = none
 
-  /// The [run] keys of `deck` (and STRATUS_PRICE_PER_NODE_HOUR); InputError naming a bad one.
-  static RunParams from_deck(const Deck& deck);
+  /// The [run] keys of `deck` (and STRATUS_PRICE_PER_NODE_HOUR); InputError naming a bad one, or a missing
+  /// run.max_steps where `end_of` says the deck's physics ends at a step count.
+  static RunParams from_deck(const Deck& deck, const RunEndOf& end_of = {});
   /// One statement per [run] key (input/options.hpp); `physics` as in declare_run_options.
   template <class B>
   static void bind(B& o, const std::vector<std::string>& physics = {});

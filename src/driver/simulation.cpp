@@ -35,6 +35,11 @@ const PhysicsEntry* PhysicsRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
+RunEnd PhysicsRegistry::run_end(const std::string& name) const {
+  const PhysicsEntry* e = find(name);
+  return e ? e->end : RunEnd::at_time;
+}
+
 std::vector<std::string> PhysicsRegistry::names() const {
   std::vector<std::string> n;
   for (const auto& e : entries_) n.push_back(e.name);

@@ -14,6 +14,7 @@
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
 #include "driver/diagnostics.hpp"
+#include "driver/run_params.hpp"
 #include "input/deck.hpp"
 #include "io/grid_output.hpp"
 
@@ -67,9 +68,6 @@ class Simulation {
   /// Units of the history table's diagnostic columns, by name ("1" dimensionless; a column not listed has
   /// none known), for NAME_report.json and the plots made from the table.
   virtual std::vector<std::pair<std::string, std::string>> history_units() const { return {}; }
-  /// True when a run of this physics ends at a step count (MD, like LAMMPS' run N): run.max_steps is then
-  /// required and run.t_end, unless set, sets no limit.
-  virtual bool ends_by_steps() const { return false; }
 
   // ------------------------------------------------------------------ stepping
   /// Largest stable time step for the current state [time unit].
@@ -164,6 +162,7 @@ struct PhysicsEntry {
   std::string summary;
   std::function<void(OptionRegistry&)> declare_options;
   std::function<std::unique_ptr<Simulation>(const Deck&, MPI_Comm)> create;
+  RunEnd end = RunEnd::at_time;
 };
 
 class PhysicsRegistry {
@@ -172,6 +171,8 @@ class PhysicsRegistry {
   const PhysicsEntry* find(const std::string& name) const;
   const std::vector<PhysicsEntry>& all() const { return entries_; }
   std::vector<std::string> names() const;
+  /// How a run of the physics `name` ends (at_time for a name not registered).
+  RunEnd run_end(const std::string& name) const;
 
  private:
   std::vector<PhysicsEntry> entries_;

@@ -104,7 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // What `stratus check` does next (main.cpp run_command), on one rank.
   stratus::RunParams rp;
-  if (!expect_input_error("RunParams::from_deck", [&] { rp = stratus::RunParams::from_deck(*deck); })) return 0;
+  const stratus::RunEndOf end_of = [](const std::string& n) { return g_physics->run_end(n); };
+  if (!expect_input_error("RunParams::from_deck", [&] { rp = stratus::RunParams::from_deck(*deck, end_of); })) return 0;
   expect_input_error("GridParams::from_deck", [&] { stratus::GridParams::from_deck(*deck); });
   const stratus::PhysicsEntry* entry = g_physics->find(rp.physics);
   if (!entry) finding("run.physics '" + rp.physics + "' passed the deck but is not registered");
