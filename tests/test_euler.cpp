@@ -64,8 +64,8 @@ int nranks() {
 }  // namespace
 
 TEST_CASE("mass is conserved to round-off in every closed case, and grows in the open one", "[euler][mpi]") {
-  for (const char* c :
-       {"thermal", "collision", "gravity_waves", "density_current", "straka", "skamarock_klemp", "bryan_fritsch"}) {
+  for (const char* c : {"thermal", "collision", "gravity_waves", "density_current", "straka", "skamarock_klemp",
+                        "bryan_fritsch", "linear_gravity"}) {
     for (const char* split : {"alternating", "unsplit"}) {
       INFO("case " << c << ", " << split);
       const std::string cfl = std::string(split) == "unsplit" ? "euler.cfl=0.8" : "euler.cfl=1.5";

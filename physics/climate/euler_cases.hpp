@@ -25,10 +25,18 @@ struct Perturbation {
 /// ht [K] there.
 using CaseSampler = void (*)(const CaseDomain& d, double x, double y, double z, double hr, double ht, Perturbation& p);
 
+/// The hydrostatic background of a case (surface potential temperature 300 K, surface pressure 1000 hPa).
+enum class Background {
+  neutral,     // constant theta
+  constant_n,  // constant Brunt-Vaisala frequency EulerCaseDef::brunt_vaisala
+  isothermal,  // T = 300 K: constant N = g / sqrt(cp T), sound speed and scale height R T / g
+};
+
 struct EulerCaseDef {
   const char* name;
-  const char* summary;   // in the help of euler.case ("" for none)
-  double brunt_vaisala;  // background: 0 for neutral (theta = 300 K), else a constant N [1/s]
+  const char* summary;  // in the help of euler.case ("" for none)
+  Background background;
+  double brunt_vaisala;  // N [1/s] of a constant_n background
   bool y_uniform;        // does not vary along y (3D runs repeat the 2D run in every y slice)
   bool inflow;           // a jet enters through the left boundary (an open case)
   CaseSampler sample;
