@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,15 +43,18 @@ struct Run {
   Diagnostics diagnostics(double dt = 0.0) const { return sim->diagnostics(clock, dt); }
 };
 
-/// The initialised simulation of a deck (text plus overrides) on MPI_COMM_WORLD.
+/// The initialised simulation of a deck (text plus overrides) on `comm` (MPI_COMM_SELF: the run on one rank,
+/// on every rank, the reference of the decomposition tests).
 template <class Sim>
-Run<Sim> start(const OptionRegistry& reg, const std::string& text, const std::vector<std::string>& overrides) {
-  Run<Sim> r{std::make_unique<Sim>(Deck::parse(reg, text, "<test>", overrides), MPI_COMM_WORLD), Clock{}};
+Run<Sim> start(const OptionRegistry& reg, const std::string& text, const std::vector<std::string>& overrides,
+               MPI_Comm comm = MPI_COMM_WORLD) {
+  Run<Sim> r{std::make_unique<Sim>(Deck::parse(reg, text, "<test>", overrides), comm), Clock{}};
   r->initialize();
   return r;
 }
 
-/// Every variable of every owned cell of all ranks in one global array (v, z, y, x; x fastest), on every rank.
+/// Every variable of every owned cell of all ranks of the simulation's communicator in one global array
+/// (v, z, y, x; x fastest), on each of them.
 inline std::vector<double> gather(const climate::GridPhysics& sim) {
   const LocalGrid& g = sim.grid();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim.state());
@@ -64,7 +68,7 @@ inline std::vector<double> gather(const climate::GridPhysics& sim) {
           local[static_cast<std::size_t>(((v * nz + g.offset[2] + k) * ny + g.offset[1] + j) * nx + g.offset[0] + i)] =
               h(v, k + g.ng[2], j + g.ng[1], i + g.ng[0]);
   // Exactly one rank contributes each entry, the others add +0.0: the sum is exact.
-  MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, sim.decomp().comm());
   return global;
 }
 
@@ -73,6 +77,14 @@ inline std::vector<double> gather(const climate::GridPhysics& sim, int v) {
   const std::vector<double> all = gather(sim);
   const std::size_t n = all.size() / static_cast<std::size_t>(sim.state().extent(0));
   return std::vector<double>(all.begin() + static_cast<long>(v * n), all.begin() + static_cast<long>((v + 1) * n));
+}
+
+/// The decomposition tests compare every decomposition of the world with the run on one rank. On one
+/// rank that is the same run: say so in the test output.
+inline void note_one_rank_compares_itself() {
+  int np = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (np == 1) WARN("1 rank: the run on one rank is compared with itself (the runs at 2 and 4 ranks compare theirs)");
 }
 
 }  // namespace stratus::test

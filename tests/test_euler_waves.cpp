@@ -88,6 +88,13 @@ TEST_CASE("linear gravity and acoustic waves of an isothermal atmosphere travel 
   // modulus of the projection varies by 0.5 % (gravity) and 0.3 % (acoustic) at 128 x 64 (damping, and the
   // start being the discrete mode only to second order): a wrong polarisation would mix in the other branch
   // and beat at its full amplitude.
+  int np = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (np > 2) {  // 4 ranks on 2 cores wait out 2300 steps of halo exchanges; the fields are those of 1 rank
+    WARN("more than 2 ranks: not run (the runs at 1 and 2 ranks measure the waves; the decomposition test "
+         "shows every decomposition gives the fields of one rank bit for bit)");
+    return;
+  }
   for (const bool acoustic : {false, true}) {
     const double omega = exact_omega(acoustic);
     const double t_end = (acoustic ? 3.0 : 1.0) * 2.0 * kPi / omega;  // 3 acoustic periods, 1 gravity period
