@@ -15,8 +15,8 @@
 #   matplotlib and MDAnalysis for the postprocessing and trajectory tests, jsonschema for the run report
 #   test, procps for the signal tests, Slurm and munge for the scheduler test, which starts daemons of its
 #   own and leaves the system's alone, Lmod for the install test's module file, ParaView and Xvfb for the
-#   headless renders), so
-#   that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
+#   headless renders, LAMMPS for the cross-checks against it; LAMMPS brings Open MPI, and the mpi and
+#   mpirun alternatives are set back to MPICH after it), so that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
 #   and llvm-16 (llvm-symbolizer), for scripts/fuzz.sh.
 #
 # Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70]
@@ -61,7 +61,8 @@ packages=(build-essential cmake pkg-config ca-certificates xz-utils git
           libboost-program-options-dev catch2 libfftw3-dev)
 [ "$test_tools" = 1 ] && packages+=(python3-h5py python3-numpy python3-matplotlib python3-mdanalysis python3-jsonschema procps
                                      netcdf-bin cdo python3-xarray python3-netcdf4
-                                     slurm-wlm slurm-client munge lmod paraview python3-paraview xvfb xauth)
+                                     slurm-wlm slurm-client munge lmod paraview python3-paraview xvfb xauth
+                                     lammps)
 [ "$fuzz_tools" = 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 missing=()
 for p in "${packages[@]}"; do
@@ -85,6 +86,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   as_root apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+# Open MPI (LAMMPS' dependency) takes over the mpi and mpirun alternatives when it is installed: MPICH is
+# the one Stratus builds and runs with.
+if [ "$test_tools" = 1 ] && command -v update-alternatives >/dev/null; then
+  for alt in mpi:/usr/bin/mpicc.mpich mpirun:/usr/bin/mpirun.mpich; do
+    name=${alt%%:*} want=${alt#*:}
+    if [ -e "$want" ] && [ "$(readlink "/etc/alternatives/$name" 2>/dev/null)" != "$want" ] &&
+      update-alternatives --query "$name" 2>/dev/null | grep -q "^Alternative: $want\$"; then
+      say "setting the $name alternative back to MPICH ($want)"
+      as_root update-alternatives --set "$name" "$want" >&2
+    fi
+  done
 fi
 
 # ---------------------------------------------------------------- Kokkos
