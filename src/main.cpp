@@ -320,6 +320,7 @@ int main(int argc, char** argv) {
   {
     Runtime rt(argc, argv);
     try {
+      if (!rt.input_error().empty()) throw InputError(rt.input_error());  // a Kokkos flag or variable
       const Cli cli = parse_cli(argc, argv);
       if (cli.command.rfind("help:", 0) == 0) {
         log::info(cli.command.substr(5));

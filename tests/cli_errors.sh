@@ -154,6 +154,23 @@ deck "$WORK/good_unknown_cmd.ini" "$WORK/unknown_cmd_out"
 expect_input_error "unknown command" "frobnicate" 0 "$STRATUS" frobnicate "$WORK/good_unknown_cmd.ini"
 [[ ! -e $WORK/unknown_cmd_out ]] || fail "unknown command: output directory was created"
 
+# --- Kokkos' flags and variables: Kokkos 3.4 would end the process (std::terminate) on these -----------
+deck "$WORK/kokkos.ini" "$WORK/kokkos_out"
+expect_input_error "--kokkos-device-id 0 (space form)" "--kokkos-device-id takes its value after '='" 1 \
+  "$STRATUS" run "$WORK/kokkos.ini" --kokkos-device-id 0
+expect_input_error "--kokkos-device-id=x" "--kokkos-device-id wants a non-negative integer" 1 \
+  "$STRATUS" run "$WORK/kokkos.ini" --kokkos-device-id=x
+expect_input_error "--num-devices=2" "Kokkos' is --kokkos-num-devices=N" 1 "$STRATUS" run "$WORK/kokkos.ini" --num-devices=2
+expect_input_error "--device=1" "Kokkos' is --kokkos-device-id=N" 1 "$STRATUS" run "$WORK/kokkos.ini" --device=1
+expect_input_error "KOKKOS_DEVICE_ID=x" "environment variable KOKKOS_DEVICE_ID = 'x'" 1 \
+  env KOKKOS_DEVICE_ID=x "$STRATUS" run "$WORK/kokkos.ini"
+expect_input_error "mpiexec -n 2: KOKKOS_NUM_DEVICES and --kokkos-num-devices" "disagree" 1 \
+  env KOKKOS_NUM_DEVICES=2 "$MPIEXEC" -n 2 "$STRATUS" run "$WORK/kokkos.ini" --kokkos-num-devices=1
+[[ ! -e $WORK/kokkos_out ]] || fail "Kokkos flags: output directory was created"
+run_capture "$STRATUS" check "$WORK/kokkos.ini" --kokkos-device-id=0 --kokkos-num-devices=1 --kokkos-threads=1
+[[ $RC -eq 0 ]] || fail "well-formed Kokkos flags refused (exit $RC): $(cat "$CAP/err")"
+pass "Kokkos flags and variables: malformed ones exit 2 naming them, well-formed ones pass"
+
 # --- the same under mpiexec -n 2: exit 2, message exactly once, nothing written -----------------------
 deck "$WORK/typo_mpi.ini" "$WORK/typo_mpi_out" "DROP:nx" "nxx = 16"
 expect_input_error "mpiexec -n 2 run: misspelt key" "did you mean 'grid.nx'" 1 \

@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
   int result = 0;
   {
     stratus::Runtime rt(argc, argv);
+    if (!rt.input_error().empty()) {
+      if (rt.is_root()) std::fprintf(stderr, "error: %s\n", rt.input_error().c_str());
+      return 2;
+    }
     if (!rt.kokkos_ready()) return 1;  // no usable device: the reason is printed already
     // A test registered for N ranks (tests/CMakeLists.txt sets STRATUS_TEST_NP) must run on N ranks.
     if (const char* np = std::getenv("STRATUS_TEST_NP"); np && std::atoi(np) != rt.size()) {

@@ -3,7 +3,6 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -85,27 +84,10 @@ std::string compute_capability_mismatch(int compiled, int major, int minor, cons
   return os.str();
 }
 
-#ifdef KOKKOS_ENABLE_CUDA
-namespace {
-// The integer value of a "--name=N" or "--name N" argument, or of the environment variable env; -1 if unset.
-int user_choice(int argc, char** argv, const char* name, const char* env) {
-  const std::size_t n = std::strlen(name);
-  for (int a = 1; a < argc; ++a) {
-    if (std::strncmp(argv[a], name, n) != 0) continue;
-    if (argv[a][n] == '=') return std::atoi(argv[a] + n + 1);
-    if (argv[a][n] == '\0' && a + 1 < argc) return std::atoi(argv[a + 1]);
-  }
-  if (const char* v = std::getenv(env)) return std::atoi(v);
-  return -1;
-}
-}  // namespace
-#endif
-
-std::string prepare_device(MPI_Comm comm, int argc, char** argv) {
+std::string prepare_device(MPI_Comm comm, const KokkosRequest& request) {
 #ifndef KOKKOS_ENABLE_CUDA
   (void)comm;
-  (void)argc;
-  (void)argv;
+  (void)request;
   return {};
 #else
   // Node-local rank: ranks sharing memory share the node's GPUs round-robin.
@@ -125,23 +107,13 @@ std::string prepare_device(MPI_Comm comm, int argc, char** argv) {
        << "(cmake --preset cpu)";
     return os.str();
   }
-  int device = user_choice(argc, argv, "--kokkos-device-id", "KOKKOS_DEVICE_ID");
-  if (device < 0) {
-    const int ndev = user_choice(argc, argv, "--kokkos-num-devices", "KOKKOS_NUM_DEVICES");
-    if (ndev > 0) {
-      device = local_rank % ndev;  // Kokkos assigns by its own rule; check the most likely one
-    } else {
-      device = local_rank % count;
-      const std::string id = std::to_string(device);
-      setenv("KOKKOS_DEVICE_ID", id.c_str(), 1);
-    }
-  }
-  if (device >= count) {
-    std::ostringstream os;
-    os << "CUDA device " << device << " was asked for, but only " << count << " device(s) are visible"
-       << " (check --kokkos-device-id, KOKKOS_DEVICE_ID and CUDA_VISIBLE_DEVICES)";
-    return os.str();
-  }
+  std::string why;
+  const int device = choose_device(request, local_rank, count, why);
+  if (device < 0) return why;
+  // Kokkos 3.4 finds the node-local rank only in Open MPI's, MVAPICH2's and Slurm's variables (not in
+  // MPICH's): it is told the device. An explicit --kokkos-device-id=N is the same N.
+  const std::string id = std::to_string(device);
+  setenv("KOKKOS_DEVICE_ID", id.c_str(), 1);
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess)
     return "cannot read the properties of CUDA device " + std::to_string(device);

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "core/kokkos_args.hpp"
+
 namespace stratus {
 
 /// Compute capability this binary's GPU kernels were compiled for, as 10*major + minor (90 for sm_90),
@@ -20,11 +22,11 @@ bool compute_capability_compatible(int compiled, int major, int minor);
 std::string compute_capability_mismatch(int compiled, int major, int minor, const std::string& device_name,
                                         int device_id);
 
-/// Chooses this rank's GPU before Kokkos::initialize: the node-local rank modulo the visible devices,
-/// unless the user chose one (--kokkos-device-id, KOKKOS_DEVICE_ID, --kokkos-num-devices,
-/// KOKKOS_NUM_DEVICES), and checks that it exists and matches the compiled compute capability.
-/// Returns an empty string when the rank can go on, else the reason it cannot. Collective over comm.
-std::string prepare_device(MPI_Comm comm, int argc, char** argv);
+/// Chooses this rank's GPU before Kokkos::initialize by choose_device (core/kokkos_args.hpp) from the
+/// node-local rank and what the launch asked for, tells Kokkos (KOKKOS_DEVICE_ID), and checks that the
+/// device exists and matches the compiled compute capability. Returns an empty string when the rank can
+/// go on, else the reason it cannot. Collective over comm.
+std::string prepare_device(MPI_Comm comm, const KokkosRequest& request);
 
 /// Lines describing the device Kokkos runs on (name, compute capability, memory, multiprocessors,
 /// driver and runtime versions) for `stratus info`; call after Kokkos::initialize.

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <vector>
 #ifdef KOKKOS_ENABLE_OPENMP
 #include <omp.h>
 #include <sched.h>
@@ -83,8 +84,18 @@ Runtime::Runtime(int& argc, char**& argv) {
   // HDF5 failures reach the user as one Error line carrying the library's innermost message, not as
   // HDF5's own multi-line stack dump.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  // Kokkos' own flags and variables, checked before Kokkos reads them (it would end the process on a bad
+  // one). Every rank reads the same ones; the caller reports.
+  KokkosRequest request;
+  try {
+    request = parse_kokkos_request(std::vector<std::string>(argv + 1, argv + argc),
+                                   [](const char* name) -> const char* { return std::getenv(name); });
+  } catch (const InputError& e) {
+    input_error_ = e.what();
+    return;
+  }
   // Every rank learns whether any rank lacks a usable device, so that none starts work the others cannot join.
-  const std::string why = prepare_device(MPI_COMM_WORLD, argc, argv);
+  const std::string why = prepare_device(MPI_COMM_WORLD, request);
   int bad = why.empty() ? 0 : 1, any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any_bad) {

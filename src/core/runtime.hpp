@@ -25,6 +25,9 @@ class Runtime {
   /// False when this process cannot run kernels (no usable GPU, or one of another compute capability);
   /// the reason has then been printed by the ranks concerned and Kokkos is not initialised.
   bool kokkos_ready() const { return kokkos_; }
+  /// Why a Kokkos flag or variable of the launch is refused (core/kokkos_args.hpp), the same on every
+  /// rank; Kokkos is then not initialised and the process should end with exit code 2. Empty when fine.
+  const std::string& input_error() const { return input_error_; }
   /// Host threads per rank (the OpenMP backend's, 1 for Serial): OMP_NUM_THREADS or the like when set,
   /// else this rank's share of the node's cores.
   int host_threads() const { return host_threads_; }
@@ -34,6 +37,7 @@ class Runtime {
   int size_ = 1;
   bool own_mpi_ = false;
   bool kokkos_ = false;
+  std::string input_error_;
   int host_threads_ = 1;
 };
 
