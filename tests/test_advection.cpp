@@ -2,13 +2,13 @@
 // three resolutions, tracer mass is conserved to round-off, and the final field is bitwise identical for
 // every decomposition of the rank count and to the run on one rank. Runs at np = 1, 2, 4.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "climate/advection_diffusion.hpp"
 #include "grid_physics_test.hpp"
+#include "mpi_call_counter.hpp"
 
 using namespace stratus;
 using climate::AdvectionDiffusion;
@@ -121,4 +121,12 @@ TEST_CASE("the final field is bitwise identical for every decomposition and on o
         ++cases;
       }
   REQUIRE(cases >= (np == 1 ? 1 : 2));
+}
+
+TEST_CASE("a 3D run on one rank makes no MPI call in its halo exchanges", "[advection][mpi]") {
+  const long long before = test::mpi_p2p_calls();  // MPI_COMM_SELF: every halo link is the rank's own
+  auto sim = run(kDeck, {"grid.nx=12", "grid.ny=8", "grid.nz=8", "advection.initial=gaussian", "run.t_end=0.2"}, 0.2,
+                 MPI_COMM_SELF);
+  CHECK(sim.clock.step >= 3);
+  CHECK(test::mpi_p2p_calls() == before);
 }

@@ -1,13 +1,15 @@
 // Halo exchange checked cell by cell: every owned cell is stamped with its owner's rank and its global
 // index, and after an exchange every ghost cell must hold exactly the stamp of the cell it images (with
 // periodic wrap-around), walls and (when switched off) corners must stay untouched. Runs over every
-// decomposition of the rank count for 3D, 2D and 1D grids, several widths and variable counts.
+// decomposition of the rank count for 3D, 2D and 1D grids, several widths and variable counts; a rank
+// alone along its periodic directions makes no MPI call (mpi_call_counter.cpp counts them).
 #include <catch2/catch.hpp>
 #include <vector>
 
 #include "comm/grid_halo.hpp"
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
+#include "mpi_call_counter.hpp"
 
 using namespace stratus;
 
@@ -187,4 +189,34 @@ TEST_CASE("scatter_add returns every ghost contribution to its owner exactly onc
       REQUIRE(all == expect);
     }
   }
+}
+
+TEST_CASE("a rank alone along every periodic direction exchanges its halo without MPI", "[halo]") {
+  // Every link goes to the rank itself: slices copied on the device, no message, no wait (MPI_COMM_SELF,
+  // so every rank of the world does this alone). The cell values are run_case's business (at np = 1 all
+  // its links are self links, at np = 2 and 4 some are).
+  const Int3 n{8, 6, 4};
+  CartDecomp dc(MPI_COMM_SELF, n, Int3{1, 1, 1}, {true, true, true});
+  const LocalGrid grid = make_local_grid(dc, Real3{0, 0, 0}, Real3{1, 1, 1}, 3);
+  Field4D f = grid.allocate("test::f", 5);
+  Kokkos::deep_copy(f, 1.0);
+  for (const bool fused : {false, true}) {
+    GridHalo halo(dc, grid, 5, 3, true, HaloTransport::host_staged);
+    halo.set_fused_packing(fused);
+    CHECK(halo.message_count() == 0);
+    CHECK(halo.self_link_count() == 26);
+    const long long before = test::mpi_p2p_calls();
+    halo.exchange(f);
+    halo.scatter_add(f);
+    for (int d = 0; d < 3; ++d) {
+      GridHalo sweep(dc, grid, 5, 3, false, HaloTransport::host_staged, d);
+      CHECK(sweep.self_link_count() == 2);
+      sweep.exchange(f);
+    }
+    CHECK(test::mpi_p2p_calls() == before);
+  }
+  // Along a wall there is no link at all; along a direction split over ranks there are messages (world).
+  CartDecomp walls(MPI_COMM_SELF, n, Int3{1, 1, 1}, {true, true, false});
+  const LocalGrid gw = make_local_grid(walls, Real3{0, 0, 0}, Real3{1, 1, 1}, 3);
+  CHECK(GridHalo(walls, gw, 1, 1, true).self_link_count() == 8);
 }

@@ -1,8 +1,10 @@
 // GridHalo: plan construction, pack/unpack kernels and the non-blocking message exchange.
 #include "comm/grid_halo.hpp"
 
-#include "core/timer.hpp"
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "core/timer.hpp"
 
 namespace stratus {
 
@@ -59,10 +61,34 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
           }
         }
         l.cells = l.owned.cells();
-        offset_.push_back(total_cells_);
-        total_cells_ += l.cells;
         links_.push_back(l);
       }
+  // Links to other ranks first (their slices are what MPI and the staging see), then those to this rank.
+  std::stable_partition(links_.begin(), links_.end(), [&](const Link& l) { return l.rank != decomp.rank(); });
+  for (const Link& l : links_) {
+    if (l.rank != decomp.rank()) {
+      ++remote_links_;
+      remote_cells_ += l.cells;
+    }
+    offset_.push_back(total_cells_);
+    total_cells_ += l.cells;
+  }
+  // A self link receives what the opposite one sends: the link whose send tag is its receive tag.
+  const int nself = static_cast<int>(links_.size()) - remote_links_;
+  self_dst_ = Kokkos::View<HaloBox*, MemSpace>("halo::self_dst", nself);
+  self_src_ = Kokkos::View<long long*, MemSpace>("halo::self_src", nself);
+  auto hd = Kokkos::create_mirror_view(self_dst_);
+  auto hs = Kokkos::create_mirror_view(self_src_);
+  for (int s = 0; s < nself; ++s) {
+    const std::size_t n = static_cast<std::size_t>(remote_links_ + s);
+    std::size_t m = static_cast<std::size_t>(remote_links_);
+    while (m < links_.size() && links_[m].send_tag != links_[n].recv_tag) ++m;
+    STRATUS_REQUIRE(m < links_.size() && links_[m].cells == links_[n].cells, "halo: a self link has no opposite");
+    hd(s) = HaloBox{{0, 0, 0}, {0, 0, 0}, offset_[n]};
+    hs(s) = offset_[m];
+  }
+  Kokkos::deep_copy(self_dst_, hd);
+  Kokkos::deep_copy(self_src_, hs);
   bufs_.reserve(total_cells_ * max_vars, total_cells_ * max_vars);
   fused_ = !kHostAccessible;
   const std::size_t nl = links_.size();
@@ -85,7 +111,7 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
 
 GridHalo::~GridHalo() {
   // A pending exchange (an exception between start and finish) must not leave MPI writing freed memory.
-  if (in_flight_) {
+  if (in_flight_ && remote_links_ > 0) {
     MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE);
     MPI_Waitall(static_cast<int>(reqs_send_.size()), reqs_send_.data(), MPI_STATUSES_IGNORE);
   }
@@ -198,32 +224,61 @@ void unpack_fused(const Field4D& f, const Kokkos::View<HaloBox*, MemSpace>& boxe
 }
 }  // namespace
 
-// Posts every link's message; StagedBuffers decides which pointer MPI sees.
+// Posts the message of every link to another rank; StagedBuffers decides which pointer MPI sees.
 void GridHalo::post(int nvar, bool reverse) {
-  bufs_.stage_send(0, total_cells_ * nvar);
-  reqs_recv_.assign(links_.size(), MPI_REQUEST_NULL);
-  reqs_send_.assign(links_.size(), MPI_REQUEST_NULL);
-  for (std::size_t n = 0; n < links_.size(); ++n) {
+  const std::size_t nr = static_cast<std::size_t>(remote_links_);
+  reqs_recv_.assign(nr, MPI_REQUEST_NULL);
+  reqs_send_.assign(nr, MPI_REQUEST_NULL);
+  in_flight_ = true;
+  if (nr == 0) return;
+  bufs_.stage_send(0, remote_cells_ * nvar);
+  for (std::size_t n = 0; n < nr; ++n) {
     const Link& l = links_[n];
     // In reverse (scatter_add) the roles of the tags swap: data flows from ghost to owner.
     bufs_.irecv(offset_[n] * nvar, static_cast<int>(l.cells * nvar), l.rank, reverse ? l.send_tag : l.recv_tag,
                 decomp_.comm(), &reqs_recv_[n]);
   }
-  for (std::size_t n = 0; n < links_.size(); ++n) {
+  for (std::size_t n = 0; n < nr; ++n) {
     const Link& l = links_[n];
     bufs_.isend(offset_[n] * nvar, static_cast<int>(l.cells * nvar), l.rank, reverse ? l.recv_tag : l.send_tag,
                 decomp_.comm(), &reqs_send_[n]);
   }
-  in_flight_ = true;
+}
+
+// The receive slices of the self links from the send slices of their opposite links, in one kernel.
+void GridHalo::copy_self_links() {
+  const long long begin = remote_cells_ * active_nvar_, end = total_cells_ * active_nvar_;
+  if (end == begin) return;
+  const auto dst = self_dst_;
+  const auto src = self_src_;
+  const Buffer1D send = bufs_.send(), recv = bufs_.recv();
+  const int ns = static_cast<int>(dst.extent(0)), nv = active_nvar_;
+  Kokkos::parallel_for(
+      "halo::self_copy", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(begin, end),
+      KOKKOS_LAMBDA(long long m) {
+        int lo = 0, hi = ns - 1;
+        while (lo < hi) {  // the last self link starting at or before m
+          const int mid = (lo + hi + 1) / 2;
+          if (dst(mid).offset * nv <= m)
+            lo = mid;
+          else
+            hi = mid - 1;
+        }
+        recv(m) = send(src(lo) * nv + (m - dst(lo).offset * nv));
+      });
 }
 
 void GridHalo::wait_recvs() {
-  STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE));
-  bufs_.unstage_recv(0, total_cells_ * active_nvar_);
+  if (remote_links_ > 0) {
+    STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE));
+    bufs_.unstage_recv(0, remote_cells_ * active_nvar_);
+  }
+  copy_self_links();
 }
 
 void GridHalo::wait_sends() {
-  STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_send_.size()), reqs_send_.data(), MPI_STATUSES_IGNORE));
+  if (remote_links_ > 0)
+    STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_send_.size()), reqs_send_.data(), MPI_STATUSES_IGNORE));
   in_flight_ = false;
 }
 

@@ -5,7 +5,9 @@
 // ordering the directions; corners can be switched off for face-only stencils. scatter_add() is the
 // reverse: ghost values are added into the owners' cells (charge deposition). Walls (non-periodic
 // edges) are left alone: boundary conditions belong to the physics. Host-staged versus GPU-aware MPI is
-// decided in exactly one place (StagedBuffers, comm/staging.hpp).
+// decided in exactly one place (StagedBuffers, comm/staging.hpp). A link to the rank itself (a periodic
+// direction it spans alone) is no message: its buffer slice is copied on the device from the opposite
+// link's, and an exchange with only such links makes no MPI call at all.
 #pragma once
 #include <mpi.h>
 
@@ -57,8 +59,10 @@ class GridHalo {
   bool fused_packing() const { return fused_; }
 
   int width() const { return width_; }
-  /// Number of distinct messages sent per exchange (for diagnostics and tests).
-  int message_count() const { return static_cast<int>(links_.size()); }
+  /// Number of MPI messages sent per exchange (links to other ranks; for diagnostics and tests).
+  int message_count() const { return remote_links_; }
+  /// Links to the rank itself, copied on the device.
+  int self_link_count() const { return static_cast<int>(links_.size()) - remote_links_; }
   /// Cells per variable this rank sends (and receives) per exchange, messages to itself included.
   long long cells_per_exchange() const { return total_cells_; }
 
@@ -76,15 +80,22 @@ class GridHalo {
     long long cells;  // cells per variable (equal for owned and ghost)
   };
   void post(int nvar, bool reverse);
+  void copy_self_links();
   void wait_recvs();
   void wait_sends();
 
   const CartDecomp& decomp_;
   LocalGrid grid_;
   int max_vars_, width_;
-  std::vector<Link> links_;
+  std::vector<Link> links_;        // links to other ranks first, then links to this rank
+  int remote_links_ = 0;           // how many of links_ go to other ranks
   std::vector<long long> offset_;  // start of each link's data in the buffers, per variable count 1
   long long total_cells_ = 0;
+  long long remote_cells_ = 0;  // cells per variable of the links to other ranks (the start of the self links')
+  // Per self link: its start in the buffers (HaloBox::offset; lo and n unused) and the start of the
+  // opposite link's slice of the send buffer, which holds what it receives.
+  Kokkos::View<HaloBox*, MemSpace> self_dst_;
+  Kokkos::View<long long*, MemSpace> self_src_;
   StagedBuffers bufs_;
   Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;  // per link, for the fused kernels
   bool fused_;
