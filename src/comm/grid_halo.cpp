@@ -222,6 +222,25 @@ void unpack_fused(const Field4D& f, const Kokkos::View<HaloBox*, MemSpace>& boxe
         f(v, z, y, x) = buf(m);
       });
 }
+// recv[begin, end) of the self links dst from the send slices src (a free function: CUDA does not allow
+// device lambdas in private member functions).
+void copy_self(const Kokkos::View<HaloBox*, MemSpace>& dst, const Kokkos::View<long long*, MemSpace>& src, int nv,
+               long long begin, long long end, const Buffer1D& send, const Buffer1D& recv) {
+  const int ns = static_cast<int>(dst.extent(0));
+  Kokkos::parallel_for(
+      "halo::self_copy", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(begin, end),
+      KOKKOS_LAMBDA(long long m) {
+        int lo = 0, hi = ns - 1;
+        while (lo < hi) {  // the last self link starting at or before m
+          const int mid = (lo + hi + 1) / 2;
+          if (dst(mid).offset * nv <= m)
+            lo = mid;
+          else
+            hi = mid - 1;
+        }
+        recv(m) = send(src(lo) * nv + (m - dst(lo).offset * nv));
+      });
+}
 }  // namespace
 
 // Posts the message of every link to another rank; StagedBuffers decides which pointer MPI sees.
@@ -248,24 +267,7 @@ void GridHalo::post(int nvar, bool reverse) {
 // The receive slices of the self links from the send slices of their opposite links, in one kernel.
 void GridHalo::copy_self_links() {
   const long long begin = remote_cells_ * active_nvar_, end = total_cells_ * active_nvar_;
-  if (end == begin) return;
-  const auto dst = self_dst_;
-  const auto src = self_src_;
-  const Buffer1D send = bufs_.send(), recv = bufs_.recv();
-  const int ns = static_cast<int>(dst.extent(0)), nv = active_nvar_;
-  Kokkos::parallel_for(
-      "halo::self_copy", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(begin, end),
-      KOKKOS_LAMBDA(long long m) {
-        int lo = 0, hi = ns - 1;
-        while (lo < hi) {  // the last self link starting at or before m
-          const int mid = (lo + hi + 1) / 2;
-          if (dst(mid).offset * nv <= m)
-            lo = mid;
-          else
-            hi = mid - 1;
-        }
-        recv(m) = send(src(lo) * nv + (m - dst(lo).offset * nv));
-      });
+  if (end > begin) copy_self(self_dst_, self_src_, active_nvar_, begin, end, bufs_.send(), bufs_.recv());
 }
 
 void GridHalo::wait_recvs() {
