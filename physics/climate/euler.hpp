@@ -14,6 +14,7 @@
 
 #include "climate/euler_options.hpp"
 #include "climate/grid_physics.hpp"
+#include "core/gpu_paths.hpp"
 
 namespace stratus::climate {
 
@@ -86,7 +87,7 @@ class Euler : public GridPhysics {
  private:
   EulerParams p_;
   Field4D tmp_, tmp2_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
-  bool line_kernels_ = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  bool line_kernels_ = !gpu_paths();  // compiled on CPUs only
   // Whether the v momentum may be non-zero (-1: not yet known). Found once, at the first split step after
   // the state was set (initial state, restart): in an x-z run a v that is 0 everywhere stays exactly 0
   // (no y fluxes, no source), so the check need not run (a reduction and a host wait) every step.

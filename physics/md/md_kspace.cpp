@@ -2,6 +2,7 @@
 // with the coul/long pair term that goes with it. The time step is in md_simulation.cpp.
 #include <algorithm>
 
+#include "core/gpu_paths.hpp"
 #include "core/log.hpp"
 #include "md/md_simulation.hpp"
 
@@ -26,8 +27,7 @@ void MDSimulation::make_kspace(const AtomData& all) {
   sys.skin = p_.skin;
   // A GPU adds by atomics, in an order that varies from run to run: fixed-point sums keep runs and
   // restarts bit for bit there.
-  constexpr bool kAtomicAdds = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-  const bool fixed = p_.kspace_sums == KSpaceSums::fixed || (p_.kspace_sums == KSpaceSums::automatic && kAtomicAdds);
+  const bool fixed = p_.kspace_sums == KSpaceSums::fixed || (p_.kspace_sums == KSpaceSums::automatic && gpu_paths());
   if (p_.kspace == KSpaceStyle::ewald) {
     KSpaceChoice c = choose_ewald(sys, p_.kspace_accuracy, p_.kspace_gewald, p_.ewald_kmax);
     c.fixed_point_sums = fixed;

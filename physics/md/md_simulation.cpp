@@ -9,12 +9,12 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
-#include <type_traits>
 
-#include "core/timer.hpp"
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "core/gpu_paths.hpp"
 #include "core/log.hpp"
+#include "core/timer.hpp"
 #include "domain/grid_options.hpp"
 #include "io/checkpoint.hpp"
 #include "io/output_dir.hpp"
@@ -38,12 +38,8 @@ int lattice_basis(const std::string& lattice) {
 bool list_is_half(ListKind k) {
   if (k == ListKind::half) return true;
   if (k == ListKind::full) return false;
-#ifdef KOKKOS_ENABLE_CUDA
   // GPUs: a full list computes each pair twice but needs no atomics.
-  return !std::is_same<ExecSpace, Kokkos::Cuda>::value;
-#else
-  return true;
-#endif
+  return !gpu_paths();
 }
 
 // The neighbor list for a potential of cutoff rc; its list_cutoff() is also ParticleComm's ghost cutoff.

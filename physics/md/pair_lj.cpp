@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/gpu_paths.hpp"
 #include "md/pair_simd.hpp"
 
 namespace stratus::md {
@@ -346,8 +347,6 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
 }
 #endif
 
-constexpr bool kHostMemory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-
 template <class Pot, bool HALF>
 PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
@@ -383,7 +382,7 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
     const PairKernel<Pot, false, true> k{pot, x, type, list.offsets(), list.neighbors(), n_local, f, {}, nullptr, simd};
     return run_pair<Pot, false>(k, n_local, energy);
   }
-  if (kHostMemory && ExecSpace().concurrency() == 1 && Pot::kMasked) {  // one thread: no accumulator needed
+  if (!gpu_paths() && ExecSpace().concurrency() == 1 && Pot::kMasked) {  // one thread: no accumulator needed
     const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, {}, f.data(),
                                         simd};
     return run_pair<Pot, true>(k, n_local, energy);

@@ -4,13 +4,12 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/gpu_paths.hpp"
 #include "core/timer.hpp"
 
 namespace stratus {
 
 namespace {
-// Whether MPI can read the default memory space directly (true on host backends).
-constexpr bool kHostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
 int link_tag(int ox, int oy, int oz) { return (ox + 1) * 9 + (oy + 1) * 3 + (oz + 1); }
 }  // namespace
 
@@ -90,7 +89,7 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
   Kokkos::deep_copy(self_dst_, hd);
   Kokkos::deep_copy(self_src_, hs);
   bufs_.reserve(total_cells_ * max_vars, total_cells_ * max_vars);
-  fused_ = !kHostAccessible;
+  fused_ = gpu_paths();
   const std::size_t nl = links_.size();
   owned_boxes_ = Kokkos::View<HaloBox*, MemSpace>("halo::owned_boxes", nl);
   ghost_boxes_ = Kokkos::View<HaloBox*, MemSpace>("halo::ghost_boxes", nl);

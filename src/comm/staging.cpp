@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/gpu_paths.hpp"
 
 #if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -37,9 +38,6 @@ const char* to_string(MpiGpuSupport s) {
 }
 
 namespace {
-// Whether MPI can read the default memory space directly (true on host backends).
-constexpr bool kHostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-
 template <class V>
 void grow(V& v, long long n, const std::string& label) {
   if (static_cast<long long>(v.extent(0)) >= n && v.data() != nullptr) return;
@@ -50,7 +48,7 @@ std::pair<long long, long long> range(long long off, long long n) { return {off,
 }  // namespace
 
 StagedBuffers::StagedBuffers(std::string label, HaloTransport transport)
-    : label_(std::move(label)), staged_(!kHostAccessible && transport == HaloTransport::host_staged) {}
+    : label_(std::move(label)), staged_(gpu_paths() && transport == HaloTransport::host_staged) {}
 
 void StagedBuffers::reserve(long long n_send, long long n_recv) {
   grow(send_, n_send, label_ + "::send");

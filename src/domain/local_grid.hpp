@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/gpu_paths.hpp"
 #include "core/types.hpp"
 #include "domain/cart_decomp.hpp"
 
@@ -55,17 +56,22 @@ struct ReduceValue<R, true> {
 };
 }  // namespace detail
 
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 /// GPUs: indices (i, j, k) with i on threadIdx.x (Kokkos' CUDA MDRange puts threadIdx.x on the first index
-/// whatever the iteration direction), so that warps read contiguous LayoutRight rows.
-using CellPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
-inline CellPolicy owned_cells(const LocalGrid& g) {
+/// whatever the iteration direction), so that warps read contiguous LayoutRight rows. CPU builds take it
+/// too under STRATUS_GPU_PATHS=1 (core/gpu_paths.hpp).
+using GpuCellPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
+inline GpuCellPolicy gpu_owned_cells(const LocalGrid& g) {
   // 256 threads per block: 32 along i (one warp per row segment) times 4 x 2 rows in 3D, 8 rows in 2D.
   const bool y = g.n[1] > 1, z = g.n[2] > 1;
   const int tj = y ? (z ? 4 : 8) : 1;
   const int tk = z ? (y ? 2 : 8) : 1;
-  return CellPolicy({g.ng[0], g.ng[1], g.ng[2]}, {g.ng[0] + g.n[0], g.ng[1] + g.n[1], g.ng[2] + g.n[2]}, {32, tj, tk});
+  return GpuCellPolicy({g.ng[0], g.ng[1], g.ng[2]}, {g.ng[0] + g.n[0], g.ng[1] + g.n[1], g.ng[2] + g.n[2]},
+                       {32, tj, tk});
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+using CellPolicy = GpuCellPolicy;
+inline CellPolicy owned_cells(const LocalGrid& g) { return gpu_owned_cells(g); }
 template <class F>
 F cell_kernel(const F& f) {
   return f;
@@ -118,6 +124,10 @@ struct CellRows {
 /// Runs f(i, j, k) over the owned cells of g, in the order that suits the backend.
 template <class F>
 void for_each_cell(const std::string& name, const LocalGrid& g, const F& f) {
+  if (gpu_paths()) {
+    Kokkos::parallel_for(name, gpu_owned_cells(g), f);
+    return;
+  }
   const detail::CellRows<F> rows{f, g.ng[0], g.ng[0] + g.n[0], g.ng[1], g.n[1], g.ng[2]};
   Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(0, g.n[1] * g.n[2]), rows);
 }
@@ -127,6 +137,12 @@ void for_each_cell(const std::string& name, const LocalGrid& g, const F& f) {
 template <class F, class Result>
 void reduce_cells(const std::string& name, const LocalGrid& g, const F& f, Result&& result) {
   using T = typename detail::ReduceValue<std::decay_t<Result>>::type;
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  if (gpu_paths()) {
+    Kokkos::parallel_reduce(name, gpu_owned_cells(g), f, std::forward<Result>(result));
+    return;
+  }
+#endif
   Kokkos::parallel_reduce(name, owned_cells(g), cell_reduce_kernel<T>(f), std::forward<Result>(result));
 }
 
