@@ -8,9 +8,14 @@
 # per-test logs go beside it, packed into gpu-check-logs.tar.gz (one file: a GPU lease returns few).
 # Exit status: 0 when everything that ran passed and nothing was left out for lack of time.
 # Environment:
-#   STRATUS_GPU_CHECK_SECTIONS  what to run, in this order (default "tests bench suite sanitizer"):
-#                               tests (the CTest list), bench (single-case benchmarks), suite
-#                               (scripts/bench.sh), sanitizer (compute-sanitizer memcheck on small runs)
+#   STRATUS_GPU_CHECK_SECTIONS  what to run, in this order (default "sanitizer racecheck tests bench suite
+#                               ncu"): sanitizer (compute-sanitizer memcheck on small runs of each
+#                               solver), racecheck (compute-sanitizer racecheck on the pair kernel with
+#                               half lists and the halo exchange), tests (the CTest list, with
+#                               CUDA_LAUNCH_BLOCKING=1 so that a failed launch is reported where it
+#                               happened), bench (single-case benchmarks), suite (scripts/bench.sh), ncu
+#                               (Nsight Compute's per-kernel summary of a 3D Euler and an LJ step, where
+#                               the machine lets it read the counters)
 #   STRATUS_GPU_CHECK_BUDGET    seconds for the whole check (default: none); a test or section not started
 #                               in time is reported as "not run (time)", so a lease ends with a report
 #   STRATUS_GPU_CHECK_JOBS      tests run at once, sharing the GPU (default 1)
@@ -23,9 +28,9 @@ bundle="${1:-$root/build/gpu-bundle.tar.gz}"
 if [ -n "${2:-}" ]; then report="$2"; elif [ -n "${OUT:-}" ]; then report="$OUT/gpu-check-report.txt"; else report="$root/build/gpu-check-report.txt"; fi
 mkdir -p "$(dirname "$report")"
 [ -f "$bundle" ] || { echo "gpu-check: no bundle $bundle (make one with scripts/build-cuda.sh --bundle)" >&2; exit 2; }
-sections="${STRATUS_GPU_CHECK_SECTIONS:-tests bench suite sanitizer}"
+sections="${STRATUS_GPU_CHECK_SECTIONS:-sanitizer racecheck tests bench suite ncu}"
 for s in $sections; do
-  case "$s" in tests|bench|suite|sanitizer) ;; *) echo "gpu-check: STRATUS_GPU_CHECK_SECTIONS: unknown section '$s' (tests, bench, suite, sanitizer)" >&2; exit 2 ;; esac
+  case "$s" in tests|bench|suite|sanitizer|racecheck|ncu) ;; *) echo "gpu-check: STRATUS_GPU_CHECK_SECTIONS: unknown section '$s' (sanitizer, racecheck, tests, bench, suite, ncu)" >&2; exit 2 ;; esac
 done
 jobs="${STRATUS_GPU_CHECK_JOBS:-1}"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "gpu-check: STRATUS_GPU_CHECK_JOBS must be a positive integer, not '$jobs'" >&2; exit 2; }
@@ -82,7 +87,7 @@ run_one_test() {  # run_one_test NAME NP ENVS CMD
   mkdir -p "$work/cwd/$name"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  (cd "$work/cwd/$name" && env $envs timeout "${STRATUS_TEST_TIMEOUT:-600}" bash -c "$cmd") </dev/null >"$logs/$name.log" 2>&1; rc=$?
+  (cd "$work/cwd/$name" && env CUDA_LAUNCH_BLOCKING=1 $envs timeout "${STRATUS_TEST_TIMEOUT:-600}" bash -c "$cmd") </dev/null >"$logs/$name.log" 2>&1; rc=$?
   dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
   if [ $rc -eq 0 ]; then s=ok; else s="FAIL (exit $rc)"; fi
   echo "$name $rc" >>"$work/test-results"
@@ -90,7 +95,7 @@ run_one_test() {  # run_one_test NAME NP ENVS CMD
 }
 section_tests() {
   say ""
-  say "## tests ($jobs at a time)"
+  say "## tests ($jobs at a time, CUDA_LAUNCH_BLOCKING=1)"
   : >"$work/test-results"
   local skipped=() running=0 name np envs cmd
   while IFS=$'\t' read -r name np envs cmd; do
@@ -211,6 +216,63 @@ section_sanitizer() {
     else
       say "sanitizer $name: FAIL, see sanitizer_$name.log: $(grep -E 'ERROR SUMMARY|Invalid|error' "$logs/sanitizer_$name.log" | head -n 3 | paste -sd' ')"
       fail=$((fail + 1))
+    fi
+  done
+}
+
+# compute-sanitizer racecheck (shared-memory hazards) on the kernels with the most threads writing near
+# each other: the pair kernel with half lists (ScatterView atomics) and the fused halo pack/unpack.
+section_racecheck() {
+  say ""
+  say "## compute-sanitizer racecheck"
+  local cs c name
+  cs=$(command -v compute-sanitizer || ls "${CUDA_ROOT:-/usr/local/cuda}"/bin/compute-sanitizer 2>/dev/null || true)
+  if [ -z "$cs" ]; then say "racecheck: compute-sanitizer not found (the CUDA toolkit's bin/)"; fail=$((fail + 1)); return; fi
+  for c in "pair_half|$root/inputs/md/lj_melt.ini --set md.cells=5,5,5 --set md.neighbor=half" \
+           "halo|--kernel halo --set grid.nx=32 --set grid.ny=32 --set grid.nz=32"; do
+    name=${c%%|*}
+    if ! time_left 60; then say "racecheck $name: not run (time)"; notrun=$((notrun + 1)); continue; fi
+    # shellcheck disable=SC2086
+    if timeout 300 "$cs" --tool racecheck --error-exitcode 9 "$b/bin/stratus" bench ${c#*|} --steps 2 --triad-mib 0 \
+         >"$logs/racecheck_$name.log" 2>&1; then
+      say "racecheck $name: $(grep -E '^=+ (RACECHECK|ERROR) SUMMARY' "$logs/racecheck_$name.log" | tail -n1 | sed 's/^=* //')"
+    else
+      say "racecheck $name: FAIL, see racecheck_$name.log: $(grep -E 'SUMMARY|hazard|error' "$logs/racecheck_$name.log" | head -n 3 | paste -sd' ')"
+      fail=$((fail + 1))
+    fi
+  done
+}
+
+# Nsight Compute: per-kernel time and memory throughput of a few steps of 3D Euler at 128^3 and of the LJ
+# melt at 256k atoms (the kernels worth tuning). Needs the counters: a machine that restricts them to
+# root or to administrators gets "not readable" in the report, which is not a failure.
+section_ncu() {
+  say ""
+  say "## Nsight Compute (top kernels by time)"
+  local ncu c name
+  ncu=$(command -v ncu || ls "${CUDA_ROOT:-/usr/local/cuda}"/bin/ncu 2>/dev/null || true)
+  if [ -z "$ncu" ]; then say "ncu: not found (the CUDA toolkit's bin/): not run"; return; fi
+  for c in "euler_3d|$root/inputs/climate/thermal3d.ini --set grid.nx=128 --set grid.ny=128 --set grid.nz=128" \
+           "md_256k|$root/inputs/md/lj_melt.ini --set md.cells=40,40,40"; do
+    name=${c%%|*}
+    if ! time_left 90; then say "ncu $name: not run (time)"; notrun=$((notrun + 1)); continue; fi
+    # shellcheck disable=SC2086
+    timeout 300 "$ncu" --launch-skip 50 --launch-count 40 --csv --print-units base \
+      --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+      "$b/bin/stratus" bench ${c#*|} --steps 3 --triad-mib 0 >"$logs/ncu_$name.csv" 2>"$logs/ncu_$name.err"
+    if grep -qiE 'ERR_NVGPUCTRPERM|permission' "$logs/ncu_$name.csv" "$logs/ncu_$name.err"; then
+      say "ncu $name: counters not readable on this machine (ERR_NVGPUCTRPERM)"; continue
+    fi
+    # CSV rows: ..., "Kernel Name", ..., "Metric Name", "Metric Unit", "Metric Value"; sum time per kernel.
+    awk -F'","' 'NR > 1 && NF > 5 {
+        k = $5; sub(/\(.*/, "", k); m = $(NF-2); v = $NF; gsub(/[",]/, "", v)
+        if (m ~ /gpu__time_duration/) { t[k] += v; n[k]++ } else if (m ~ /dram__throughput/) { d[k] += v }
+      } END { for (k in t) printf "%12.1f us %4d launches %5.1f %%HBM  %s\n", t[k] / 1000, n[k], d[k] / n[k], k }' \
+      "$logs/ncu_$name.csv" | sort -rn | head -n 6 >"$logs/ncu_$name.top"
+    if [ -s "$logs/ncu_$name.top" ]; then
+      say "ncu $name (40 launches after the first 50):"; sed 's/^/  /' "$logs/ncu_$name.top" | tee -a "$report"
+    else
+      say "ncu $name: no kernel rows, see gpu-check-logs/ncu_$name.err"
     fi
   done
 }

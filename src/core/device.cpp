@@ -1,10 +1,13 @@
-// Device choice and compatibility check before Kokkos starts, and the device summary for `stratus info`.
+// Device choice and compatibility check before Kokkos starts, the device summary for `stratus info`, and
+// the check for failed kernel launches.
 #include "core/device.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+
+#include "core/error.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>
@@ -118,6 +121,17 @@ std::string prepare_device(MPI_Comm comm, const KokkosRequest& request) {
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess)
     return "cannot read the properties of CUDA device " + std::to_string(device);
   return compute_capability_mismatch(compiled_compute_capability(), prop.major, prop.minor, prop.name, device);
+#endif
+}
+
+void check_device_errors(long step) {
+#ifdef KOKKOS_ENABLE_CUDA
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw Error("a GPU kernel or copy failed in step " + std::to_string(step) + ": " + cudaGetErrorName(e) + ": " +
+                cudaGetErrorString(e) + " (rerun with CUDA_LAUNCH_BLOCKING=1 to locate it)");
+#else
+  (void)step;
 #endif
 }
 

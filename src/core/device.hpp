@@ -28,6 +28,12 @@ std::string compute_capability_mismatch(int compiled, int major, int minor, cons
 /// go on, else the reason it cannot. Collective over comm.
 std::string prepare_device(MPI_Comm comm, const KokkosRequest& request);
 
+/// Throws Error with CUDA's message when a kernel launch or an asynchronous operation of this rank failed
+/// and CUDA has reported it since the last call (cudaGetLastError: no synchronisation, negligible cost).
+/// Kokkos 3.4 in release builds checks no launch; the run loop calls this after every step. A no-op in a
+/// build without CUDA.
+void check_device_errors(long step);
+
 /// Lines describing the device Kokkos runs on (name, compute capability, memory, multiprocessors,
 /// driver and runtime versions) for `stratus info`; call after Kokkos::initialize.
 std::string device_info();

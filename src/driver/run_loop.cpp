@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/agree.hpp"
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/log.hpp"
@@ -364,6 +365,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       const long next = clock.step + 1;
       sim.will_report(next % rp.history_every == 0 || (rp.max_steps > 0 && next >= rp.max_steps));
       sim.advance(clock, dt);
+      check_device_errors(next);
       clock.tick(dt);
       last_dt = dt;
       if (clock.step % rp.history_every == 0) check_finite(record(dt));
