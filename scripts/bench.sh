@@ -49,6 +49,7 @@ for r in "${rank_list[@]}"; do
 done
 # shellcheck source=scripts/lib/build.sh disable=SC1091
 source "$here/lib/build.sh"
+STRATUS_USAGE=$usage
 if [ -n "$exe" ]; then stratus_exe "$exe"; exe=$STRATUS_EXE; fi  # checked before anything is created
 stratus_out_dir "$out" stratus-bench
 out=$STRATUS_OUT

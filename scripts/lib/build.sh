@@ -16,6 +16,7 @@
 #                                            build/cpu/stratus after stratus_deps and stratus_build cpu stratus.
 #   stratus_out_dir [DIR] NAME               sets STRATUS_OUT: DIR made absolute (created; exit 2 if it cannot
 #                                            be), or a new temporary directory NAME.XXXXXX under $TMPDIR.
+#   Their exit-2 messages end with " ($STRATUS_USAGE)" when the caller set it (its usage line).
 # A failure stops the calling script (exit 1, or install-deps.sh's own exit status) with a message.
 # It does not change the working directory and writes nothing outside build/ and install-deps.sh's cache.
 
@@ -59,7 +60,7 @@ stratus_exe() {
   me=$(basename "$0")
   if [ -n "$exe" ]; then
     if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then
-      echo "$me: --exe '$exe' is not an executable file" >&2
+      echo "$me: --exe '$exe' is not an executable file${STRATUS_USAGE:+ ($STRATUS_USAGE)}" >&2
       exit 2
     fi
     STRATUS_EXE="$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")"
@@ -79,7 +80,7 @@ stratus_out_dir() {
     return 0
   fi
   if { [ -e "$dir" ] && [ ! -d "$dir" ]; } || ! mkdir -p "$dir" 2> /dev/null; then
-    echo "$me: --out '$dir' is not a directory that can be created" >&2
+    echo "$me: --out '$dir' is not a directory that can be created${STRATUS_USAGE:+ ($STRATUS_USAGE)}" >&2
     exit 2
   fi
   STRATUS_OUT="$(cd "$dir" && pwd)"
