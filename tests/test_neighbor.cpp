@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -274,6 +275,9 @@ TEST_CASE("neighbor: slab narrower than the stencil", "[neighbor]") {
     empty.build(to_device(s.x), 0, s.n(), s.lo, s.hi);  // every atom a ghost: an empty list
     CHECK(empty.total_pairs() == 0);
     CHECK(empty.offsets().extent(0) == 1);
+    // 64-bit offsets: a GPU rank's list passes 2^31 pairs at about 27 M atoms of LJ (80 partners each).
+    static_assert(std::is_same<decltype(empty.offsets())::value_type, const long long>::value,
+                  "neighbor list offsets must be 64-bit");
     CHECK_FALSE(empty.needs_rebuild(to_device(s.x)));
   }
 }

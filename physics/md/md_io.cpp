@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "comm/gather_records.hpp"
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -55,19 +56,9 @@ AtomData MDSimulation::gather() const {
     }
   }
   const MPI_Comm c = pc_->comm();
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(c, &rank);
-  MPI_Comm_size(c, &size);
-  int count = n * static_cast<int>(kRec);
-  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  STRATUS_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, c));
-  std::vector<double> recv;
-  if (rank == 0) {
-    std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
-    recv.resize(static_cast<std::size_t>(displs.back() + counts.back()));
-  }
-  STRATUS_MPI_CHECK(
-      MPI_Gatherv(send.data(), count, MPI_DOUBLE, recv.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, c));
+  const std::vector<double> recv = gather_records(send, static_cast<int>(kRec), c);  // counts in records
   AtomData all;
   all.lo = lo_;
   all.hi = hi_;

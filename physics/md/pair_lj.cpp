@@ -153,7 +153,8 @@ struct PairKernel {
   Pot pot;
   ParticleVec x;
   ParticleInt type;
-  Kokkos::View<const int*, MemSpace> off, nbr;
+  Kokkos::View<const long long*, MemSpace> off;  // 64-bit: a GPU's list can pass 2^31 pairs
+  Kokkos::View<const int*, MemSpace> nbr;
   int newton_limit;
   ParticleVec f;
   Scatter sv;
@@ -179,7 +180,7 @@ struct PairKernel {
     const int ti = type(i);
     double fx = 0.0, fy = 0.0, fz = 0.0;
     [[maybe_unused]] auto acc = sv.access();  // unused by full lists
-    for (int p = off(i); p < off(i + 1); ++p) {
+    for (long long p = off(i); p < off(i + 1); ++p) {
       const int j = nbr(p);
       const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
       const double rsq = dx * dx + dy * dy + dz * dz;
@@ -284,14 +285,15 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
   // Plain pointers: the compiler then sees that nothing in the loop writes what it reads.
   const double* __restrict xs = x.data();
   const int* __restrict ts = type.data();
-  const int* __restrict js = nbr.data();
+  const long long s = off(i);
+  const int t = static_cast<int>(off(i + 1) - s);  // the row: js[0 .. t)
+  const int* __restrict js = nbr.data() + s;
   const Pot pt = pot;  // a copy: the compiler then knows the loop writes none of its coefficients
   const int nl = newton_limit;
   [[maybe_unused]] auto acc = sv.access();  // unused by full lists
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
   double gx[kBlock], gy[kBlock], gz[kBlock];
-  const int s = off(i), t = off(i + 1);
-  for (int p0 = s; p0 < t; p0 += kBlock) {
+  for (int p0 = 0; p0 < t; p0 += kBlock) {
     const int m = t - p0 < kBlock ? t - p0 : kBlock;
     const int padded = ((m + kLanes - 1) / kLanes) * kLanes;  // <= kBlock
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
@@ -332,15 +334,16 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
   const LJCoeffs& c = pot.c;
   const simd::LJTable tab{c.lj1.data(), c.lj2.data(), c.lj3.data(), c.lj4.data(), c.cutsq.data(), c.offset.data(),
                           c.stride};
-  const int* js = nbr.data();
+  const long long s = off(i);
+  const int t = static_cast<int>(off(i + 1) - s);  // the row: js[0 .. t)
+  const int* js = nbr.data() + s;
   const int nl = newton_limit;
   [[maybe_unused]] auto acc = sv.access();  // the partners' shares when f is not written directly
   auto flush = [&](int p0, int m, const double* gx, const double* gy, const double* gz) {
     give_shares(acc, js + p0, m, gx, gy, gz);
   };
-  const int s = off(i), t = off(i + 1);
-  const simd::RowSums r = c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, s, t, nl, tab, flush)
-                                    : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, s, t, nl, tab, flush);
+  const simd::RowSums r = c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, 0, t, nl, tab, flush)
+                                    : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, 0, t, nl, tab, flush);
   own_force(acc, i, r.fx, r.fy, r.fz);
   esum += r.e;
   wsum += r.w;

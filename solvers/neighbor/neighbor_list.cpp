@@ -216,16 +216,14 @@ KOKKOS_INLINE_FUNCTION void for_each_candidate(const ParticleVec& x, int i, int 
 /// more partners), then compaction into the CSR arrays. Returns the total number of pairs.
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
                       const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, const Packed& xp,
-                      IntView& offsets, IntView& neighbors, int& max_count, int& capacity, IntView& rows,
-                      IntView& count, bool portable) {
+                      Kokkos::View<long long*, MemSpace>& offsets, IntView& neighbors, int& max_count, int& capacity,
+                      IntView& rows, IntView& count, bool portable) {
   ensure(offsets, n_local + 1LL, "neighbor::offsets");
   ensure(count, n_local, "neighbor::count");
   auto off = offsets;
   int mx = 0;
   for (;;) {
-    const long long need = static_cast<long long>(n_local) * (capacity + kSlack);
-    STRATUS_REQUIRE(need <= std::numeric_limits<int>::max(),
-                    "neighbor list: " << n_local << " atoms x " << capacity << " partners exceed the int index range");
+    const long long need = static_cast<long long>(n_local) * (capacity + kSlack);  // 64-bit indices
     if (static_cast<long long>(rows.extent(0)) < need)
       rows = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::rows"), need);
     auto tmp = rows;
@@ -274,12 +272,10 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
   Kokkos::parallel_scan(
       "neighbor::offsets_scan", Kokkos::RangePolicy<ExecSpace>(0, n_local + 1),
       KOKKOS_LAMBDA(int i, long long& sum, bool final) {
-        if (final) off(i) = static_cast<int>(sum);  // checked below: total fits in int
+        if (final) off(i) = sum;
         if (i < n_local) sum += count(i);
       },
       total);
-  STRATUS_REQUIRE(total <= std::numeric_limits<int>::max(),
-                  "neighbor list of " << total << " pairs exceeds the int offsets of the CSR list");
   if (static_cast<long long>(neighbors.extent(0)) < total || neighbors.data() == nullptr)
     neighbors = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "neighbor::neighbors"), total + total / 10);
   auto nbr = neighbors;
@@ -288,7 +284,8 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
   Kokkos::parallel_for(
       "neighbor::compact", Kokkos::RangePolicy<ExecSpace>(0, n_local), KOKKOS_LAMBDA(int i) {
         const long long base = static_cast<long long>(i) * (cap + kSlack);
-        const int s = off(i), c = count(i);
+        const long long s = off(i);
+        const int c = count(i);
         for (int k = 0; k < c; ++k) nbr(s + k) = tmp(base + k);
       });
   // Start the next build with room for a little more than this one needed.

@@ -57,7 +57,8 @@ class NeighborList {
   bool needs_rebuild(const ParticleVec& x) const;
 
   /// CSR list: the neighbors of owned atom i are neighbors()(offsets()(i) .. offsets()(i + 1) - 1).
-  Kokkos::View<const int*, MemSpace> offsets() const {
+  /// Offsets are 64-bit: one GPU can hold more than 2^31 pairs (27 M atoms of LJ with full lists).
+  Kokkos::View<const long long*, MemSpace> offsets() const {
     return Kokkos::subview(offsets_, std::make_pair(0, n_local_ + 1));
   }
   Kokkos::View<const int*, MemSpace> neighbors() const { return neighbors_; }
@@ -83,7 +84,7 @@ class NeighborList {
   long long total_pairs_ = 0;
   int builds_ = 0;
   Int3 nbin_ = {{0, 0, 0}};
-  Kokkos::View<int*, MemSpace> offsets_;    // n_local + 1 used (grow-only, as every array here)
+  Kokkos::View<long long*, MemSpace> offsets_;  // n_local + 1 used (grow-only, as every array here)
   Kokkos::View<int*, MemSpace> neighbors_;  // may hold more entries than total_pairs_
   Kokkos::View<int*, MemSpace> rows_;       // fixed-width rows of the single-pass fill
   Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace> packed_;  // positions in bin order (grow-only)
