@@ -85,6 +85,7 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
     STRATUS_REQUIRE(m < links_.size() && links_[m].cells == links_[n].cells, "halo: a self link has no opposite");
     hd(s) = HaloBox{{0, 0, 0}, {0, 0, 0}, offset_[n]};
     hs(s) = offset_[m];
+    self_src_host_.push_back(offset_[m]);
   }
   Kokkos::deep_copy(self_dst_, hd);
   Kokkos::deep_copy(self_src_, hs);
@@ -263,10 +264,23 @@ void GridHalo::post(int nvar, bool reverse) {
   }
 }
 
-// The receive slices of the self links from the send slices of their opposite links, in one kernel.
+// The receive slices of the self links from the send slices of their opposite links: one kernel on a GPU
+// (26 launches would cost more than the copies), a memcpy per link on a CPU (the kernel's per-entry link
+// search made a 64^3 exchange take 205 us instead of 117).
 void GridHalo::copy_self_links() {
-  const long long begin = remote_cells_ * active_nvar_, end = total_cells_ * active_nvar_;
-  if (end > begin) copy_self(self_dst_, self_src_, active_nvar_, begin, end, bufs_.send(), bufs_.recv());
+  const long long nv = active_nvar_, begin = remote_cells_ * nv, end = total_cells_ * nv;
+  if (end == begin) return;
+  if (fused_) {
+    copy_self(self_dst_, self_src_, active_nvar_, begin, end, bufs_.send(), bufs_.recv());
+    return;
+  }
+  for (std::size_t s = 0; s < self_src_host_.size(); ++s) {
+    const std::size_t n = static_cast<std::size_t>(remote_links_) + s;
+    const long long len = links_[n].cells * nv;
+    const auto to = std::make_pair(offset_[n] * nv, offset_[n] * nv + len);
+    const auto from = std::make_pair(self_src_host_[s] * nv, self_src_host_[s] * nv + len);
+    Kokkos::deep_copy(Kokkos::subview(bufs_.recv(), to), Kokkos::subview(bufs_.send(), from));
+  }
 }
 
 void GridHalo::wait_recvs() {

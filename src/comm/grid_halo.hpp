@@ -96,6 +96,7 @@ class GridHalo {
   // opposite link's slice of the send buffer, which holds what it receives.
   Kokkos::View<HaloBox*, MemSpace> self_dst_;
   Kokkos::View<long long*, MemSpace> self_src_;
+  std::vector<long long> self_src_host_;  // the same, for the per-link copies on a CPU
   StagedBuffers bufs_;
   Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;  // per link, for the fused kernels
   bool fused_;
