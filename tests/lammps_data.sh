@@ -7,7 +7,9 @@
 #     history table to 1e-12 relative (measured <= 1.6e-14: one state, two summation orders), and its
 #     write_dump gives back the file's ids, types, masses, charges, box and velocities bit for bit, and its
 #     positions bit for bit once wrapped into the box as read_data does (LJ: some are outside, between
-#     neighbor-list builds), with the image flags moved to match;
+#     neighbor-list builds), with the image flags moved to match; and the LJ data file holds Stratus' own
+#     state, its last H5MD frame (double precision): velocities bit for bit, unwrapped positions to 2 ulp
+#     (a writer printing fewer digits passes the LAMMPS checks, which read the file it wrote, but not this);
 #   - whole runs of what no other test runs, from one data file on both sides, against LAMMPS at every step
 #     to 1e-10 of each column's largest magnitude (measured: <= 1.7e-14 for the liquids, <= 2.7e-13 for the
 #     crystals, where LAMMPS' pe of the perfect lattice at step 0 is 2.5e-13 off the exact sum, Stratus' 2e-15;
@@ -177,6 +179,31 @@ def roundtrip(data, dump, min_wrapped, label):
           "wrapped into the box by read_data)%s" % (label, n, len(d["masses"]), "charges, " if q is not None else "",
           wrapped, ", sum q = %g" % qsum if q is not None else ""))
 
+def own_state(data, h5md, step):
+    """The data file against Stratus' own last trajectory frame (double precision, row = id - 1): the same
+    step, velocities bit for bit, unwrapped positions (x + image * edge) to 2 ulp of the box edge (the
+    writers may wrap an atom differently)."""
+    import h5py
+    d = read_data(data)
+    with h5py.File(h5md, "r") as f:
+        g = f["particles"][list(f["particles"])[0]]
+        if int(g["velocity/step"][-1]) != int(step):
+            sys.exit("%s: last frame at step %d, not %s" % (h5md, g["velocity/step"][-1], step))
+        v, x, im = g["velocity/value"][-1], g["position/value"][-1], g["image/value"][-1]
+    bad = []
+    for i, (typ, q, xd, imd) in d["atoms"].items():
+        r = i - 1
+        for k in range(3):
+            if d["v"][i][k] != float(v[r][k]):
+                bad.append("atom %d v%s: file %r, Stratus %r" % (i, "xyz"[k], d["v"][i][k], float(v[r][k])))
+            lo, hi = d["box"][k]
+            a, b = xd[k] + imd[k] * (hi - lo), float(x[r][k]) + int(im[r][k]) * (hi - lo)
+            if abs(a - b) > 2 * 2.0 ** -52 * (hi - lo):
+                bad.append("atom %d %s: file %r, Stratus %r (unwrapped)" % (i, "xyz"[k], a, b))
+    if bad:
+        sys.exit("%s: %d mismatch(es) with the trajectory: %s" % (data, len(bad), "; ".join(bad[:4])))
+    print("%s: the state of step %s, velocities bit for bit, positions to 2 ulp" % ("/".join(data.split("/")[-2:]), step))
+
 def crystal(path, boundary, temp, seed, kick=None):
     """A cold fcc crystal at reduced density 0.8442 (under tension: its free faces move inwards), 6 cells
     per periodic direction (the box is its period) and 5 per fixed one, where the box leaves 1 sigma at
@@ -216,6 +243,8 @@ def main():
                 float(opt["differ"]) if "differ" in opt else None, "error_ok" in opt)
     elif cmd == "roundtrip":  # DATA DUMP MIN_WRAPPED LABEL
         roundtrip(*args)
+    elif cmd == "state":  # DATA H5MD STEP
+        own_state(*args)
     elif cmd == "drift":  # IN OUT VX VY VZ: the data file with a centre-of-mass velocity added
         d = read_data(args[0])
         for v in d["v"].values():
@@ -311,8 +340,9 @@ stratus() {
 dump_line="write_dump all custom DUMP id type mass x y z ix iy iz vx vy vz modify format float %.17g sort id"
 for np in 1 2 4; do
   expect_rc 0 "$T/melt$np.log" "$MPIEXEC" -n "$np" "$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set md.cells="5 5 5" \
-    --set run.max_steps=100 --set run.history_every=50 --set md.trajectory=false --set md.write_data=melt.data \
+    --set run.max_steps=100 --set run.history_every=50 --set run.snapshot_every=100 --set md.write_data=melt.data \
     --set run.output_dir="$T/melt$np"
+  check state "$T/melt$np/melt.data" "$T/melt$np/lj_melt.h5md" 100
   printf '%s\n' "units lj" "atom_style atomic" "boundary p p p" "read_data melt$np/melt.data" "pair_style lj/cut 2.5" \
     "pair_coeff 1 1 1.0 1.0 2.5" "neighbor 0.3 bin" "neigh_modify delay 0 every 1 check yes" \
     "thermo_style custom step temp pe ke etotal press" "thermo_modify norm yes format float %.17g" \
