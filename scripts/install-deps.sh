@@ -16,8 +16,9 @@
 #   test, procps for the signal tests, Slurm and munge for the scheduler test, which starts daemons of its
 #   own and leaves the system's alone, Lmod for the install test's module file, ParaView and Xvfb for the
 #   headless renders, LAMMPS for the cross-checks against it; LAMMPS brings Open MPI, and the mpi and
-#   mpirun alternatives are set back to MPICH after it), so that no test is skipped. With --fuzz-tools: clang-16 with libFuzzer and its sanitizer runtimes, libomp
-#   and llvm-16 (llvm-symbolizer), for scripts/fuzz.sh.
+#   mpirun alternatives are set back to MPICH after it), so that no test is skipped. With --fuzz-tools:
+#   clang-16 with libFuzzer and its sanitizer runtimes, libomp and llvm-16 (llvm-symbolizer), for
+#   scripts/fuzz.sh.
 #
 # Usage: scripts/install-deps.sh [--backend openmp|cuda] [--arch HOPPER90|ADA89|AMPERE80|AMPERE86|TURING75|VOLTA70]
 #                                [--test-tools] [--fuzz-tools]
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --test-tools) test_tools=1; shift ;;
     --fuzz-tools) fuzz_tools=1; shift ;;
     --arch=*) arch="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 0 ;;
     *) echo "install-deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
