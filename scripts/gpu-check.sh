@@ -191,33 +191,39 @@ section_suite() {
     say "benchmark suite: FAIL, see gpu-check-logs/bench_suite.err and gpu-check-logs/bench-suite/logs"; fail=$((fail + 1))
   fi
 }
-# compute-sanitizer memcheck (out-of-bounds and misaligned device accesses, CUDA API errors, leaks)
-# on small runs of each solver. Slow (10-100x), hence small.
-section_sanitizer() {
-  say ""
-  say "## compute-sanitizer"
-  local cs
+# sanitize TOOL STEPS CASE...: compute-sanitizer --tool TOOL on `stratus bench ARGS --steps STEPS` for each
+# CASE "name|ARGS", one report line each (its error summary, or FAIL with the first findings).
+sanitize() {
+  local tool=$1 steps=$2 cs c name log
+  shift 2
   cs=$(command -v compute-sanitizer || ls "${CUDA_ROOT:-/usr/local/cuda}"/bin/compute-sanitizer 2>/dev/null || true)
-  if [ -z "$cs" ]; then say "compute-sanitizer: not found (the CUDA toolkit's bin/)"; fail=$((fail + 1)); return; fi
-  local c name
-  for c in "advection|--set grid.nx=32 --set grid.ny=32 --set grid.nz=32" \
-           "euler_2d|$root/inputs/climate/thermal.ini --set grid.nx=64 --set grid.nz=32" \
-           "euler_3d|$root/inputs/climate/thermal3d.ini --set grid.nx=16 --set grid.ny=16 --set grid.nz=16" \
-           "shallow_water|$root/inputs/climate/sw_dam_break.ini --set grid.nx=64 --set grid.ny=16" \
-           "md_full|$root/inputs/md/lj_melt.ini --set md.cells=6,6,6 --set md.neighbor=full" \
-           "md_half|$root/inputs/md/lj_melt.ini --set md.cells=6,6,6 --set md.neighbor=half" \
-           "pppm|$root/inputs/md/nacl_melt.ini --set md.cells=3,3,3 --set md.ensemble=nve"; do
-    name=${c%%|*}
-    if ! time_left 60; then say "sanitizer $name: not run (time)"; notrun=$((notrun + 1)); continue; fi
+  if [ -z "$cs" ]; then say "$tool: compute-sanitizer not found (the CUDA toolkit's bin/)"; fail=$((fail + 1)); return; fi
+  for c in "$@"; do
+    name=${c%%|*} log="$logs/${tool}_${c%%|*}.log"
+    if ! time_left 60; then say "$tool $name: not run (time)"; notrun=$((notrun + 1)); continue; fi
     # shellcheck disable=SC2086
-    if timeout 300 "$cs" --tool memcheck --error-exitcode 9 "$b/bin/stratus" bench ${c#*|} --steps 3 --triad-mib 0 \
-         >"$logs/sanitizer_$name.log" 2>&1; then
-      say "sanitizer $name: $(grep -E '^=+ ERROR SUMMARY' "$logs/sanitizer_$name.log" | tail -n1 | sed 's/^=* //')"
+    if timeout 300 "$cs" --tool "$tool" --error-exitcode 9 "$b/bin/stratus" bench ${c#*|} --steps "$steps" \
+         --triad-mib 0 >"$log" 2>&1; then
+      say "$tool $name: $(grep -E '^=+ [A-Z]* ?SUMMARY' "$log" | tail -n1 | sed 's/^=* //')"
     else
-      say "sanitizer $name: FAIL, see sanitizer_$name.log: $(grep -E 'ERROR SUMMARY|Invalid|error' "$logs/sanitizer_$name.log" | head -n 3 | paste -sd' ')"
+      say "$tool $name: FAIL, see $(basename "$log"): $(grep -E 'SUMMARY|Invalid|hazard|error' "$log" | head -n 3 | paste -sd' ')"
       fail=$((fail + 1))
     fi
   done
+}
+
+# compute-sanitizer memcheck (out-of-bounds and misaligned device accesses, CUDA API errors, leaks) on
+# small runs of each solver. Slow (10-100x), hence small.
+section_sanitizer() {
+  say ""
+  say "## compute-sanitizer memcheck"
+  sanitize memcheck 3 "advection|--set grid.nx=32 --set grid.ny=32 --set grid.nz=32" \
+    "euler_2d|$root/inputs/climate/thermal.ini --set grid.nx=64 --set grid.nz=32" \
+    "euler_3d|$root/inputs/climate/thermal3d.ini --set grid.nx=16 --set grid.ny=16 --set grid.nz=16" \
+    "shallow_water|$root/inputs/climate/sw_dam_break.ini --set grid.nx=64 --set grid.ny=16" \
+    "md_full|$root/inputs/md/lj_melt.ini --set md.cells=6,6,6 --set md.neighbor=full" \
+    "md_half|$root/inputs/md/lj_melt.ini --set md.cells=6,6,6 --set md.neighbor=half" \
+    "pppm|$root/inputs/md/nacl_melt.ini --set md.cells=3,3,3 --set md.ensemble=nve"
 }
 
 # compute-sanitizer racecheck (shared-memory hazards) on the kernels with the most threads writing near
@@ -225,22 +231,8 @@ section_sanitizer() {
 section_racecheck() {
   say ""
   say "## compute-sanitizer racecheck"
-  local cs c name
-  cs=$(command -v compute-sanitizer || ls "${CUDA_ROOT:-/usr/local/cuda}"/bin/compute-sanitizer 2>/dev/null || true)
-  if [ -z "$cs" ]; then say "racecheck: compute-sanitizer not found (the CUDA toolkit's bin/)"; fail=$((fail + 1)); return; fi
-  for c in "pair_half|$root/inputs/md/lj_melt.ini --set md.cells=5,5,5 --set md.neighbor=half" \
-           "halo|--kernel halo --set grid.nx=32 --set grid.ny=32 --set grid.nz=32"; do
-    name=${c%%|*}
-    if ! time_left 60; then say "racecheck $name: not run (time)"; notrun=$((notrun + 1)); continue; fi
-    # shellcheck disable=SC2086
-    if timeout 300 "$cs" --tool racecheck --error-exitcode 9 "$b/bin/stratus" bench ${c#*|} --steps 2 --triad-mib 0 \
-         >"$logs/racecheck_$name.log" 2>&1; then
-      say "racecheck $name: $(grep -E '^=+ (RACECHECK|ERROR) SUMMARY' "$logs/racecheck_$name.log" | tail -n1 | sed 's/^=* //')"
-    else
-      say "racecheck $name: FAIL, see racecheck_$name.log: $(grep -E 'SUMMARY|hazard|error' "$logs/racecheck_$name.log" | head -n 3 | paste -sd' ')"
-      fail=$((fail + 1))
-    fi
-  done
+  sanitize racecheck 2 "pair_half|$root/inputs/md/lj_melt.ini --set md.cells=5,5,5 --set md.neighbor=half" \
+    "halo|--kernel halo --set grid.nx=32 --set grid.ny=32 --set grid.nz=32"
 }
 
 # Nsight Compute: per-kernel time and memory throughput of a few steps of 3D Euler at 128^3 and of the LJ
