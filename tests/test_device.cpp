@@ -106,41 +106,48 @@ TEST_CASE("Kokkos device and thread flags are read as Kokkos 3.4 reads them", "[
 }
 
 TEST_CASE("every Kokkos flag or variable that would end the process is refused, naming it", "[device]") {
-  using Catch::Matchers::Contains;
-  const auto refuses = [](const std::vector<std::string>& args, std::map<std::string, std::string> vars,
-                          const std::string& text) {
-    INFO("args " << (args.empty() ? std::string() : args[0]) << ", " << vars.size() << " variable(s)");
-    CHECK_THROWS_MATCHES(request(args, std::move(vars)), stratus::InputError, MessageContains({text}));
+  struct Case {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> vars;
+    std::string text;
   };
-  // The space form: Kokkos reads past the string and throws.
-  refuses({"--kokkos-device-id", "1"}, {},
-          "--kokkos-device-id takes its value after '=': --kokkos-device-id=N (not "
-          "'--kokkos-device-id 1')");
-  refuses({"--kokkos-num-devices", "2"}, {}, "--kokkos-num-devices=N");
-  refuses({"--kokkos-threads"}, {}, "--kokkos-threads=N");
-  refuses({"--kokkos-device-id=x"}, {}, "'--kokkos-device-id=x': --kokkos-device-id wants a non-negative integer");
-  refuses({"--kokkos-device-id=-1"}, {}, "non-negative integer");
-  refuses({"--kokkos-device-id=99999999999"}, {}, "non-negative integer");
-  refuses({"--kokkos-num-devices=2,"}, {}, "(N or N,SKIP)");
-  refuses({"--kokkos-num-devices=2,x"}, {}, "(N or N,SKIP)");
-  refuses({"--kokkos-device-id=1", "--kokkos-device=2"}, {}, "disagree");
-  // Kokkos reads these, leaves them for the program, and some crash it (--num-devices=N in 3.4).
-  refuses({"--device-id=1"}, {}, "'--device-id=1' is not a stratus option; Kokkos' is --kokkos-device-id=N");
-  refuses({"--device=1"}, {}, "Kokkos' is --kokkos-device-id=N");
-  refuses({"--num-devices=2"}, {}, "Kokkos' is --kokkos-num-devices=N");
-  refuses({"--ndevices=2"}, {}, "Kokkos' is --kokkos-num-devices=N");
-  refuses({"--threads=2"}, {}, "Kokkos' is --kokkos-threads=N");
-  refuses({"--numa"}, {}, "Kokkos' is --kokkos-numa=N");
-  // Variables.
-  refuses({}, {{"KOKKOS_DEVICE_ID", "x"}}, "environment variable KOKKOS_DEVICE_ID = 'x' is not a non-negative");
-  refuses({}, {{"KOKKOS_DEVICE_ID", "1x"}}, "KOKKOS_DEVICE_ID = '1x'");  // Kokkos would take 1
-  refuses({"--kokkos-device-id=0"}, {{"KOKKOS_DEVICE_ID", "1"}},
-          "environment variable KOKKOS_DEVICE_ID = 1 and the command line's '--kokkos-device-id=0' disagree");
-  refuses({"--kokkos-num-devices=2"}, {{"KOKKOS_NUM_DEVICES", "4"}}, "KOKKOS_NUM_DEVICES = 4");
-  refuses({"--kokkos-num-devices=4,1"}, {{"KOKKOS_SKIP_DEVICE", "2"}}, "KOKKOS_SKIP_DEVICE = 2");
-  refuses({}, {{"KOKKOS_SKIP_DEVICE", "-3"}}, "KOKKOS_SKIP_DEVICE = '-3'");
-  refuses({}, {{"KOKKOS_NUM_THREADS", "many"}}, "KOKKOS_NUM_THREADS = 'many'");
-  refuses({}, {{"KOKKOS_RAND_DEVICES", "2"}}, "KOKKOS_RAND_DEVICES is not supported");
+  // The space form (Kokkos reads past the string and throws), bad values, disagreeing flags; the spellings
+  // Kokkos reads but leaves for the program (some crash it: --num-devices=N in 3.4); variables (Kokkos
+  // would take "1x" as 1).
+  const std::vector<Case> cases = {
+      {{"--kokkos-device-id", "1"},
+       {},
+       "--kokkos-device-id takes its value after '=': --kokkos-device-id=N (not "
+       "'--kokkos-device-id 1')"},
+      {{"--kokkos-num-devices", "2"}, {}, "--kokkos-num-devices=N"},
+      {{"--kokkos-threads"}, {}, "--kokkos-threads=N"},
+      {{"--kokkos-device-id=x"}, {}, "'--kokkos-device-id=x': --kokkos-device-id wants a non-negative integer"},
+      {{"--kokkos-device-id=-1"}, {}, "non-negative integer"},
+      {{"--kokkos-device-id=99999999999"}, {}, "non-negative integer"},
+      {{"--kokkos-num-devices=2,"}, {}, "(N or N,SKIP)"},
+      {{"--kokkos-num-devices=2,x"}, {}, "(N or N,SKIP)"},
+      {{"--kokkos-device-id=1", "--kokkos-device=2"}, {}, "disagree"},
+      {{"--device-id=1"}, {}, "'--device-id=1' is not a stratus option; Kokkos' is --kokkos-device-id=N"},
+      {{"--device=1"}, {}, "Kokkos' is --kokkos-device-id=N"},
+      {{"--num-devices=2"}, {}, "Kokkos' is --kokkos-num-devices=N"},
+      {{"--ndevices=2"}, {}, "Kokkos' is --kokkos-num-devices=N"},
+      {{"--threads=2"}, {}, "Kokkos' is --kokkos-threads=N"},
+      {{"--numa"}, {}, "Kokkos' is --kokkos-numa=N"},
+      {{}, {{"KOKKOS_DEVICE_ID", "x"}}, "environment variable KOKKOS_DEVICE_ID = 'x' is not a non-negative"},
+      {{}, {{"KOKKOS_DEVICE_ID", "1x"}}, "KOKKOS_DEVICE_ID = '1x'"},
+      {{"--kokkos-device-id=0"},
+       {{"KOKKOS_DEVICE_ID", "1"}},
+       "environment variable KOKKOS_DEVICE_ID = 1 and the command line's '--kokkos-device-id=0' disagree"},
+      {{"--kokkos-num-devices=2"}, {{"KOKKOS_NUM_DEVICES", "4"}}, "KOKKOS_NUM_DEVICES = 4"},
+      {{"--kokkos-num-devices=4,1"}, {{"KOKKOS_SKIP_DEVICE", "2"}}, "KOKKOS_SKIP_DEVICE = 2"},
+      {{}, {{"KOKKOS_SKIP_DEVICE", "-3"}}, "KOKKOS_SKIP_DEVICE = '-3'"},
+      {{}, {{"KOKKOS_NUM_THREADS", "many"}}, "KOKKOS_NUM_THREADS = 'many'"},
+      {{}, {{"KOKKOS_RAND_DEVICES", "2"}}, "KOKKOS_RAND_DEVICES is not supported"},
+  };
+  for (const Case& c : cases) {
+    INFO("args " << (c.args.empty() ? std::string() : c.args[0]) << ", " << c.vars.size() << " variable(s)");
+    CHECK_THROWS_MATCHES(request(c.args, c.vars), stratus::InputError, MessageContains({c.text}));
+  }
 }
 
 TEST_CASE("each node-local rank gets its own GPU unless the launch chose", "[device]") {
