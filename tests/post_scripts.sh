@@ -4,8 +4,8 @@
 # and reject unknown columns and fields and non-Stratus files with exit status 2; h5compare.py finds a
 # snapshot equal to itself (0), the first and last snapshots different (1, naming the largest
 # difference) and a missing file or a shape mismatch bad input (2); render_paraview.py renders the grid
-# series through pvbatch (under xvfb-run without a display), and ParaView must open a 2D series as a
-# surface; without ParaView every other check still runs and the test ends skipped (77), never passed
+# series through pvbatch (under an Xvfb of its own without a display), and ParaView must open a 2D
+# series as a surface; without ParaView every other check still runs and the test ends skipped (77), never passed
 # (scripts/test.sh installs ParaView and Xvfb). The tools run with Debian's /usr/bin/python3 (or $STRATUS_PYTHON); without h5py, numpy and
 # matplotlib there the test is skipped (exit 77).
 #   usage: post_scripts.sh STRATUS MPIEXEC SOURCE_DIR
@@ -117,11 +117,22 @@ if ! command -v pvbatch > /dev/null; then
 else
   PV=(pvbatch)
   if [[ -z ${DISPLAY:-} ]]; then
-    if command -v xvfb-run > /dev/null; then
-      # a random first display number makes clashes with other xvfb-run -a users unlikely
-      PV=(xvfb-run -a -n $((200 + RANDOM % 600)) -s "-screen 0 1280x1024x24" pvbatch)
+    if command -v Xvfb > /dev/null; then
+      # One X server for the whole test, on a display number it picks and reports when it is ready
+      # (-displayfd). An xvfb-run per pvbatch call once failed with "bad X server connection" while
+      # another test started its own X server.
+      Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3> "$T/xdisplay" 2> "$T/xvfb.log" &
+      XVFB_PID=$!
+      test_cleanup() { kill "$XVFB_PID" 2> /dev/null || true; }
+      for _ in $(seq 200); do
+        [[ -s $T/xdisplay ]] && break
+        sleep 0.05
+      done
+      [[ -s $T/xdisplay ]] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
+      DISPLAY=":$(head -n 1 "$T/xdisplay")"
+      export DISPLAY
     else
-      pv_missing="no display and no xvfb-run (Debian: xvfb)"
+      pv_missing="no display and no Xvfb (Debian: xvfb)"
       PV=()
     fi
   fi
