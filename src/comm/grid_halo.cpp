@@ -73,22 +73,16 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
     total_cells_ += l.cells;
   }
   // A self link receives what the opposite one sends: the link whose send tag is its receive tag.
-  const int nself = static_cast<int>(links_.size()) - remote_links_;
-  self_dst_ = Kokkos::View<HaloBox*, MemSpace>("halo::self_dst", nself);
-  self_src_ = Kokkos::View<long long*, MemSpace>("halo::self_src", nself);
-  auto hd = Kokkos::create_mirror_view(self_dst_);
-  auto hs = Kokkos::create_mirror_view(self_src_);
-  for (int s = 0; s < nself; ++s) {
-    const std::size_t n = static_cast<std::size_t>(remote_links_ + s);
+  for (std::size_t n = static_cast<std::size_t>(remote_links_); n < links_.size(); ++n) {
     std::size_t m = static_cast<std::size_t>(remote_links_);
     while (m < links_.size() && links_[m].send_tag != links_[n].recv_tag) ++m;
     STRATUS_REQUIRE(m < links_.size() && links_[m].cells == links_[n].cells, "halo: a self link has no opposite");
-    hd(s) = HaloBox{{0, 0, 0}, {0, 0, 0}, offset_[n]};
-    hs(s) = offset_[m];
     self_src_host_.push_back(offset_[m]);
   }
-  Kokkos::deep_copy(self_dst_, hd);
-  Kokkos::deep_copy(self_src_, hs);
+  self_src_ = Kokkos::View<long long*, MemSpace>("halo::self_src", self_src_host_.size());
+  Kokkos::deep_copy(self_src_,
+                    Kokkos::View<const long long*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        self_src_host_.data(), self_src_host_.size()));
   bufs_.reserve(total_cells_ * max_vars, total_cells_ * max_vars);
   fused_ = gpu_paths();
   const std::size_t nl = links_.size();
@@ -175,11 +169,9 @@ void unpack_box(const Field4D& f, const int* lo, const int* hi, long long offset
       });
 }
 
-// All links at once: one thread per (link, variable, cell) of the buffer. The link of buffer entry m is
-// the last one whose start (offset * nvar) is <= m; within it the order is (v, k, j, i) as in pack_box.
-KOKKOS_INLINE_FUNCTION void locate(const Kokkos::View<HaloBox*, MemSpace>& boxes, int nlinks, int nvar, long long m,
-                                   int& v, int& x, int& y, int& z) {
-  int lo = 0, hi = nlinks - 1;
+// The link of buffer entry m among links lo..hi of boxes: the last one whose start (offset * nvar) is <= m.
+KOKKOS_INLINE_FUNCTION int link_at(const Kokkos::View<HaloBox*, MemSpace>& boxes, int lo, int hi, int nvar,
+                                   long long m) {
   while (lo < hi) {  // binary search over at most 26 links
     const int mid = (lo + hi + 1) / 2;
     if (boxes(mid).offset * nvar <= m)
@@ -187,7 +179,14 @@ KOKKOS_INLINE_FUNCTION void locate(const Kokkos::View<HaloBox*, MemSpace>& boxes
     else
       hi = mid - 1;
   }
-  const HaloBox b = boxes(lo);
+  return lo;
+}
+
+// All links at once: one thread per (link, variable, cell) of the buffer; within a link the order is
+// (v, k, j, i) as in pack_box.
+KOKKOS_INLINE_FUNCTION void locate(const Kokkos::View<HaloBox*, MemSpace>& boxes, int nlinks, int nvar, long long m,
+                                   int& v, int& x, int& y, int& z) {
+  const HaloBox b = boxes(link_at(boxes, 0, nlinks - 1, nvar, m));
   const long long r = m - b.offset * nvar;
   const long long plane = static_cast<long long>(b.n[0]) * b.n[1];
   const long long cells = plane * b.n[2];
@@ -222,23 +221,17 @@ void unpack_fused(const Field4D& f, const Kokkos::View<HaloBox*, MemSpace>& boxe
         f(v, z, y, x) = buf(m);
       });
 }
-// recv[begin, end) of the self links dst from the send slices src (a free function: CUDA does not allow
-// device lambdas in private member functions).
-void copy_self(const Kokkos::View<HaloBox*, MemSpace>& dst, const Kokkos::View<long long*, MemSpace>& src, int nv,
-               long long begin, long long end, const Buffer1D& send, const Buffer1D& recv) {
-  const int ns = static_cast<int>(dst.extent(0));
+// recv[begin, end), the slices of the self links first .. (those of boxes from index first on), from the
+// send slices src (per self link) of their opposite links. A free function: CUDA does not allow device
+// lambdas in private member functions.
+void copy_self(const Kokkos::View<HaloBox*, MemSpace>& boxes, int first, const Kokkos::View<long long*, MemSpace>& src,
+               int nv, long long begin, long long end, const Buffer1D& send, const Buffer1D& recv) {
+  const int last = static_cast<int>(boxes.extent(0)) - 1;
   Kokkos::parallel_for(
       "halo::self_copy", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(begin, end),
       KOKKOS_LAMBDA(long long m) {
-        int lo = 0, hi = ns - 1;
-        while (lo < hi) {  // the last self link starting at or before m
-          const int mid = (lo + hi + 1) / 2;
-          if (dst(mid).offset * nv <= m)
-            lo = mid;
-          else
-            hi = mid - 1;
-        }
-        recv(m) = send(src(lo) * nv + (m - dst(lo).offset * nv));
+        const int l = link_at(boxes, first, last, nv, m);
+        recv(m) = send(src(l - first) * nv + (m - boxes(l).offset * nv));
       });
 }
 }  // namespace
@@ -271,7 +264,7 @@ void GridHalo::copy_self_links() {
   const long long nv = active_nvar_, begin = remote_cells_ * nv, end = total_cells_ * nv;
   if (end == begin) return;
   if (fused_) {
-    copy_self(self_dst_, self_src_, active_nvar_, begin, end, bufs_.send(), bufs_.recv());
+    copy_self(ghost_boxes_, remote_links_, self_src_, active_nvar_, begin, end, bufs_.send(), bufs_.recv());
     return;
   }
   for (std::size_t s = 0; s < self_src_host_.size(); ++s) {

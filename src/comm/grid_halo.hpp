@@ -92,11 +92,10 @@ class GridHalo {
   std::vector<long long> offset_;  // start of each link's data in the buffers, per variable count 1
   long long total_cells_ = 0;
   long long remote_cells_ = 0;  // cells per variable of the links to other ranks (the start of the self links')
-  // Per self link: its start in the buffers (HaloBox::offset; lo and n unused) and the start of the
-  // opposite link's slice of the send buffer, which holds what it receives.
-  Kokkos::View<HaloBox*, MemSpace> self_dst_;
+  // Per self link (links_[remote_links_ + s]): the start of the opposite link's slice of the send buffer,
+  // which holds what it receives; on the host for the per-link copies, on the device for the fused one.
+  std::vector<long long> self_src_host_;
   Kokkos::View<long long*, MemSpace> self_src_;
-  std::vector<long long> self_src_host_;  // the same, for the per-link copies on a CPU
   StagedBuffers bufs_;
   Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;  // per link, for the fused kernels
   bool fused_;
