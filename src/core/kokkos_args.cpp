@@ -49,6 +49,18 @@ bool names(const std::string& arg, const char* name) {
 
 [[noreturn]] void bad(const std::string& what) { throw InputError(what); }
 
+// The value of environment variable `name`: -1 when unset; InputError when not a non-negative integer, or
+// when it disagrees with `given` (>= 0), which `source` (a flag) set.
+int env_count(const EnvLookup& env, const char* name, int given, const std::string& source) {
+  const char* e = env(name);
+  if (!e) return -1;
+  const long long v = parse_count(e);
+  if (v < 0) bad(std::string("environment variable ") + name + " = '" + e + "' is not a non-negative integer");
+  if (given >= 0 && v != given)
+    bad(std::string("environment variable ") + name + " = " + e + " and the command line's " + source + " disagree");
+  return static_cast<int>(v);
+}
+
 }  // namespace
 
 KokkosRequest parse_kokkos_request(const std::vector<std::string>& args, const EnvLookup& env) {
@@ -84,23 +96,12 @@ KokkosRequest parse_kokkos_request(const std::vector<std::string>& args, const E
       if (comma != std::string::npos) r.skip_device = static_cast<int>(sv);
       given = "'" + arg + "'";
     }
-    if (const char* e = env(set.variable)) {
-      const long long v = parse_count(e);
-      if (v < 0) bad(std::string("environment variable ") + set.variable + " = '" + e + "' is not a non-negative integer");
-      if (value >= 0 && v != value)
-        bad(std::string("environment variable ") + set.variable + " = " + e + " and the command line's " + given +
-            " disagree");
-      value = static_cast<int>(v);
-    }
+    const int v = env_count(env, set.variable, value, given);
+    if (v >= 0) value = v;
   }
-  if (const char* e = env("KOKKOS_SKIP_DEVICE")) {
-    const long long v = parse_count(e);
-    if (v < 0) bad(std::string("environment variable KOKKOS_SKIP_DEVICE = '") + e + "' is not a non-negative integer");
-    if (r.skip_device >= 0 && v != r.skip_device)
-      bad("environment variable KOKKOS_SKIP_DEVICE = " + std::string(e) + " and --kokkos-num-devices=N," +
-          std::to_string(r.skip_device) + " disagree");
-    r.skip_device = static_cast<int>(v);
-  }
+  const int skip =
+      env_count(env, "KOKKOS_SKIP_DEVICE", r.skip_device, "--kokkos-num-devices=N," + std::to_string(r.skip_device));
+  if (skip >= 0) r.skip_device = skip;
   if (env("KOKKOS_RAND_DEVICES"))
     bad("environment variable KOKKOS_RAND_DEVICES is not supported (a random GPU per process); use "
         "KOKKOS_NUM_DEVICES or --kokkos-num-devices=N, which share a node's GPUs round robin");
