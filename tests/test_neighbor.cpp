@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/gpu_paths.hpp"
 #include "neighbor/neighbor_list.hpp"
 
 using namespace stratus;
@@ -100,15 +101,31 @@ Lists brute_force(const System& s, double rc, bool half, bool newton_ghost = fal
   return out;
 }
 
+// The lists as the kernels read them (NeighborRows' strides), checked against the list's own counts.
 Lists from_device(const NeighborList& nl) {
-  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nl.offsets());
-  auto nbr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nl.neighbors());
-  REQUIRE(static_cast<int>(off.extent(0)) == nl.n_local() + 1);
-  REQUIRE(off(0) == 0);
-  REQUIRE(static_cast<long long>(off(nl.n_local())) == nl.total_pairs());
-  REQUIRE(static_cast<long long>(nbr.extent(0)) >= nl.total_pairs());
+  const NeighborRows r = nl.rows();
+  auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.entries);
+  auto counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.counts);
+  auto starts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.starts);
+  REQUIRE(static_cast<int>(counts.extent(0)) == nl.n_local());
+  const bool slots = nl.layout() == ListLayout::slots;
+  REQUIRE((slots ? r.atom_stride : r.slot_stride) == 1);
+  REQUIRE((slots ? r.slot_stride >= nl.n_local() : r.atom_stride >= nl.max_neighbors()));
+  // Atom-major rows in host-accessible memory are compacted (CSR); others keep their width.
+  const bool compact = !slots && Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  REQUIRE(static_cast<int>(starts.extent(0)) == (compact ? nl.n_local() : 0));
   Lists out(nl.n_local());
-  for (int i = 0; i < nl.n_local(); ++i) out[i].assign(nbr.data() + off(i), nbr.data() + off(i + 1));
+  long long total = 0;
+  for (int i = 0; i < nl.n_local(); ++i) {
+    for (int k = 0; k < counts(i); ++k) {
+      const long long at = (compact ? starts(i) : i * r.atom_stride) + k * r.slot_stride;
+      REQUIRE(at < static_cast<long long>(entries.extent(0)));
+      out[i].push_back(entries(at));
+    }
+    total += counts(i);
+  }
+  REQUIRE(total == nl.total_pairs());
+  CHECK(out == nl.host_lists());
   return out;  // in the list's own (stencil) order
 }
 
@@ -142,6 +159,7 @@ Counts check_system(const System& s, double cutoff, double skin) {
     INFO((half ? (newton_ghost ? "half list, newton_ghost" : "half list") : "full list"));
     NeighborList nl({cutoff, skin, half, newton_ghost});
     nl.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
+    CHECK(nl.layout() == (gpu_paths() ? ListLayout::slots : ListLayout::atoms));  // the automatic choice
     const Lists raw = from_device(nl);
     const Lists got = canonical(raw, s.n_local, half);
     const Lists want = brute_force(s, rc, half, newton_ghost);
@@ -179,6 +197,15 @@ Counts check_system(const System& s, double cutoff, double skin) {
     portable.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
     CHECK(from_device(portable) == raw);
     CHECK(portable.max_neighbors() == nl.max_neighbors());
+    // Both layouts (slot by slot: the GPUs' coalesced one) hold the same rows; a fresh list starts narrower
+    // than a dense system needs, so the widening repeat runs in each.
+    for (const ListLayout layout : {ListLayout::atoms, ListLayout::slots}) {
+      NeighborList other({cutoff, skin, half, newton_ghost, false, layout});
+      other.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
+      CHECK(other.layout() == layout);
+      CHECK(from_device(other) == raw);
+      CHECK(other.max_neighbors() == nl.max_neighbors());
+    }
   }
   // Half list: each owned-owned pair once, every owned-ghost pair.
   CHECK(c.owned_owned_full % 2 == 0);
@@ -274,31 +301,33 @@ TEST_CASE("neighbor: slab narrower than the stencil", "[neighbor]") {
     NeighborList empty({cutoff, skin, false});
     empty.build(to_device(s.x), 0, s.n(), s.lo, s.hi);  // every atom a ghost: an empty list
     CHECK(empty.total_pairs() == 0);
-    CHECK(empty.offsets().extent(0) == 1);
-    // 64-bit offsets: a GPU rank's list passes 2^31 pairs at about 27 M atoms of LJ (80 partners each).
-    static_assert(std::is_same<decltype(empty.offsets())::value_type, const long long>::value,
-                  "neighbor list offsets must be 64-bit");
+    CHECK(empty.rows().counts.extent(0) == 0);
+    // 64-bit strides: a GPU rank's rows pass 2^31 entries at about 20 M atoms of LJ (100 slots each).
+    static_assert(std::is_same<decltype(NeighborRows::atom_stride), long long>::value &&
+                      std::is_same<decltype(NeighborRows::slot_stride), long long>::value,
+                  "neighbor list strides must be 64-bit");
     CHECK_FALSE(empty.needs_rebuild(to_device(s.x)));
   }
 }
 
 // A list keeps its work arrays between builds (grown, never shrunk): one list object built for a dense,
-// then a dilute, then a dense system must give each the brute-force list, with offsets of n_local + 1.
+// then a dilute, then a dense system must give each the brute-force list, with n_local counts.
 TEST_CASE("neighbor: one list reused for systems of changing size", "[neighbor]") {
   const double cutoff = 2.5, skin = 0.3, rc = cutoff + skin;
   const Real3 big = {{16.0, 16.0, 16.0}}, small = {{12.0, 9.0, 14.0}};
-  for (bool half : {false, true}) {
-    NeighborList nl({cutoff, skin, half});
-    int k = 0;
-    for (const auto& [L, n] : {std::pair<Real3, int>{big, 3000}, {small, 200}, {big, 2500}}) {
-      INFO("half " << half << ", build " << k << " of " << n << " atoms");
-      const System s = with_ghosts(random_atoms(n, L, 99 + static_cast<std::uint64_t>(k++)), L, kPeriodic, rc);
-      nl.build(to_device(s.x), s.n_local, s.n_ghost, s.lo, s.hi);
-      CHECK(static_cast<int>(nl.offsets().extent(0)) == n + 1);
-      CHECK(static_cast<int>(nl.build_positions().extent(0)) == n);
-      CHECK(canonical(from_device(nl), s.n_local, half) == brute_force(s, rc, half));
+  for (const bool half : {false, true})
+    for (const ListLayout layout : {ListLayout::atoms, ListLayout::slots}) {
+      NeighborList nl({cutoff, skin, half, false, false, layout});
+      int k = 0;
+      for (const auto& [L, n] : {std::pair<Real3, int>{big, 3000}, {small, 200}, {big, 2500}}) {
+        INFO("half " << half << ", build " << k << " of " << n << " atoms");
+        const System s = with_ghosts(random_atoms(n, L, 99 + static_cast<std::uint64_t>(k++)), L, kPeriodic, rc);
+        nl.build(to_device(s.x), s.n_local, s.n_ghost, s.lo, s.hi);
+        CHECK(static_cast<int>(nl.rows().counts.extent(0)) == n);
+        CHECK(static_cast<int>(nl.build_positions().extent(0)) == n);
+        CHECK(canonical(from_device(nl), s.n_local, half) == brute_force(s, rc, half));
+      }
     }
-  }
 }
 
 TEST_CASE("neighbor: rebuild criterion is skin / 2", "[neighbor]") {

@@ -269,12 +269,13 @@ void MDSimulation::write_data_to(const std::string& path) {
 void MDSimulation::finish(const Clock& clock) {
   long long pairs = list_->total_pairs(), all_pairs = 0;
   STRATUS_MPI_CHECK(MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
+  int most = list_->max_neighbors(), all_most = 0;
+  STRATUS_MPI_CHECK(MPI_Allreduce(&most, &all_most, 1, MPI_INT, MPI_MAX, pc_->comm()));
   char per_atom[32];
   std::snprintf(per_atom, sizeof per_atom, "%.4g", static_cast<double>(all_pairs) / natoms_);
   log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
-            " steps; " + std::to_string(all_pairs) + " listed pairs (" +
-            per_atom + " per atom, " +
-            (list_->params().half ? "half" : "full") + " list)");
+            " steps; " + std::to_string(all_pairs) + " listed pairs (" + per_atom + " per atom, at most " +
+            std::to_string(all_most) + ", " + (list_->params().half ? "half" : "full") + " list)");
   if (trajectory_)
     log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
               " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");

@@ -153,8 +153,7 @@ struct PairKernel {
   Pot pot;
   ParticleVec x;
   ParticleInt type;
-  Kokkos::View<const long long*, MemSpace> off;  // 64-bit: a GPU's list can pass 2^31 pairs
-  Kokkos::View<const int*, MemSpace> nbr;
+  NeighborRows list;
   int newton_limit;
   ParticleVec f;
   Scatter sv;
@@ -180,8 +179,9 @@ struct PairKernel {
     const int ti = type(i);
     double fx = 0.0, fy = 0.0, fz = 0.0;
     [[maybe_unused]] auto acc = sv.access();  // unused by full lists
-    for (long long p = off(i); p < off(i + 1); ++p) {
-      const int j = nbr(p);
+    const int t = list.count(i);
+    for (int p = 0; p < t; ++p) {
+      const int j = list(i, p);
       const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
       const double rsq = dx * dx + dy * dy + dz * dz;
       const int tj = type(j);
@@ -229,15 +229,15 @@ struct PairKernel {
     }
   }
   KOKKOS_FORCEINLINE_FUNCTION void masked_row(int i, double& esum, double& wsum) const;
-  // A half list's partners js[0 .. m) take minus the pair forces gx, gy, gz (those below newton_limit):
-  // into f directly, or through the ScatterView.
+  // A half list's partners js[0], js[ss], .. js[(m - 1) ss] take minus the pair forces gx, gy, gz (those
+  // below newton_limit): into f directly, or through the ScatterView.
   template <class Access>
-  KOKKOS_FORCEINLINE_FUNCTION void give_shares(Access& acc, const int* js, int m, const double* gx, const double* gy,
-                                               const double* gz) const {
+  KOKKOS_FORCEINLINE_FUNCTION void give_shares(Access& acc, const int* js, long long ss, int m, const double* gx,
+                                               const double* gy, const double* gz) const {
     const int nl = newton_limit;
     if (double* __restrict fd = direct) {
       for (int q = 0; q < m; ++q) {
-        const int j = js[q];
+        const int j = js[q * ss];
         if (j < nl) {
           fd[3 * j] -= gx[q];
           fd[3 * j + 1] -= gy[q];
@@ -247,7 +247,7 @@ struct PairKernel {
       return;
     }
     for (int q = 0; q < m; ++q) {
-      const int j = js[q];
+      const int j = js[q * ss];
       if (j < nl) {
         acc(j, 0) -= gx[q];
         acc(j, 1) -= gy[q];
@@ -285,9 +285,9 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
   // Plain pointers: the compiler then sees that nothing in the loop writes what it reads.
   const double* __restrict xs = x.data();
   const int* __restrict ts = type.data();
-  const long long s = off(i);
-  const int t = static_cast<int>(off(i + 1) - s);  // the row: js[0 .. t)
-  const int* __restrict js = nbr.data() + s;
+  const int t = list.count(i);  // the row: js[0], js[ss], .. js[(t - 1) ss]
+  const int* __restrict js = list.row(i);
+  const long long ss = list.slot_stride;
   const Pot pt = pot;  // a copy: the compiler then knows the loop writes none of its coefficients
   const int nl = newton_limit;
   [[maybe_unused]] auto acc = sv.access();  // unused by full lists
@@ -301,7 +301,7 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
 #endif
     for (int q = 0; q < padded; ++q) {
       const bool valid = q < m;
-      const int j = valid ? js[p0 + q] : i;
+      const int j = valid ? js[(p0 + q) * ss] : i;
       const double dx = xi - xs[3 * j], dy = yi - xs[3 * j + 1], dz = zi - xs[3 * j + 2];
       const double rsq = dx * dx + dy * dy + dz * dz;
       double fp = 0.0, evdwl = 0.0;
@@ -321,7 +321,7 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
         w += weight * rsq * fp;
       }
     }
-    if constexpr (HALF) give_shares(acc, js + p0, m, gx, gy, gz);
+    if constexpr (HALF) give_shares(acc, js + p0 * ss, ss, m, gx, gy, gz);
   }
   own_force(acc, i, fx, fy, fz);
   esum += e;
@@ -334,13 +334,12 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
   const LJCoeffs& c = pot.c;
   const simd::LJTable tab{c.lj1.data(), c.lj2.data(), c.lj3.data(), c.lj4.data(), c.cutsq.data(), c.offset.data(),
                           c.stride};
-  const long long s = off(i);
-  const int t = static_cast<int>(off(i + 1) - s);  // the row: js[0 .. t)
-  const int* js = nbr.data() + s;
+  const int t = list.count(i);  // the row: js[0 .. t) (consecutive partners only)
+  const int* js = list.row(i);
   const int nl = newton_limit;
   [[maybe_unused]] auto acc = sv.access();  // the partners' shares when f is not written directly
   auto flush = [&](int p0, int m, const double* gx, const double* gy, const double* gz) {
-    give_shares(acc, js + p0, m, gx, gy, gz);
+    give_shares(acc, js + p0, 1, m, gx, gy, gz);
   };
   const simd::RowSums r = c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, 0, t, nl, tab, flush)
                                     : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, 0, t, nl, tab, flush);
@@ -358,8 +357,7 @@ PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
     Kokkos::parallel_reduce(HALF ? "pair::compute_half_ev" : "pair::compute_full_ev", Policy(0, n), k, r.energy,
                             r.ecoul, r.virial);
   } else {
-    const PairKernel<Pot, HALF, false> kf{k.pot,          k.x, k.type, k.off,    k.nbr,
-                                          k.newton_limit, k.f, k.sv,   k.direct, k.simd};
+    const PairKernel<Pot, HALF, false> kf{k.pot, k.x, k.type, k.list, k.newton_limit, k.f, k.sv, k.direct, k.simd};
     Kokkos::parallel_for(HALF ? "pair::compute_half" : "pair::compute_full", Policy(0, n), kf);
   }
   return r;
@@ -374,6 +372,8 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
                                                                                  << n_local << " + " << list.n_ghost());
   Kokkos::deep_copy(f, 0.0);
   const bool half = list.params().half;
+  const NeighborRows rows = list.rows();
+  simd = simd && rows.slot_stride == 1;  // the AVX-512 row reads a row's partners as consecutive ints
   const int newton_limit = list.params().newton_ghost ? n_local + list.n_ghost() : n_local;
   // Full list: each atom owns its force (no atomics, the GPU choice); every pair is seen from both sides,
   // so energy and virial count half. Half list: Newton's third law among owned atoms, each such pair once,
@@ -382,12 +382,11 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   // communication needed) or, with the list's newton_ghost, once, with the ghost's force left in its row
   // for the caller to sum back to the owner.
   if (!half) {
-    const PairKernel<Pot, false, true> k{pot, x, type, list.offsets(), list.neighbors(), n_local, f, {}, nullptr, simd};
+    const PairKernel<Pot, false, true> k{pot, x, type, rows, n_local, f, {}, nullptr, simd};
     return run_pair<Pot, false>(k, n_local, energy);
   }
   if (!gpu_paths() && ExecSpace().concurrency() == 1 && Pot::kMasked) {  // one thread: no accumulator needed
-    const PairKernel<Pot, true, true> k{pot, x, type, list.offsets(), list.neighbors(), newton_limit, f, {}, f.data(),
-                                        simd};
+    const PairKernel<Pot, true, true> k{pot, x, type, rows, newton_limit, f, {}, f.data(), simd};
     return run_pair<Pot, true>(k, n_local, energy);
   }
   PairScratch local;
@@ -399,8 +398,7 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   } else {
     s.forces.reset_except(f);
   }
-  const PairKernel<Pot, true, true> k{pot,          x, type,     list.offsets(), list.neighbors(),
-                                      newton_limit, f, s.forces, nullptr,        simd};
+  const PairKernel<Pot, true, true> k{pot, x, type, rows, newton_limit, f, s.forces, nullptr, simd};
   const PairResult r = run_pair<Pot, true>(k, n_local, energy);
   ParticleVec dest = f;
   Kokkos::Experimental::contribute(dest, s.forces);

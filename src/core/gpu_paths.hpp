@@ -10,7 +10,8 @@ namespace stratus {
 /// True in a build whose default memory space the host cannot read (CUDA, HIP), or when STRATUS_GPU_PATHS
 /// is 1 (read once). Then: messages are staged through host buffers distinct from the device buffers
 /// (comm/staging.hpp), halos are packed by the fused kernels (comm/grid_halo.hpp), grid loops take the GPU
-/// index order (domain/local_grid.hpp), md.neighbor = auto gives full lists, k-space sums are fixed-point
+/// index order (domain/local_grid.hpp), md.neighbor = auto gives full lists, neighbor lists are stored
+/// slot by slot (solvers/neighbor/neighbor_list.hpp), k-space sums are fixed-point
 /// by default, the pair kernel accumulates through its ScatterView even on one thread, and the split Euler
 /// scheme runs its flux kernels instead of the line kernels.
 bool gpu_paths();
