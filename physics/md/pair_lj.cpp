@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/gpu_paths.hpp"
@@ -147,9 +148,8 @@ struct LJCoulPair {
 // The neighbor loop of one owned atom i. HALF: Newton's third law for partners below newton_limit (owned
 // atoms, or every atom when ghost forces are summed back), the partner's share through the ScatterView;
 // other pairs count half. EV: also the energies and virial (only on steps that report them).
-template <class Pot, bool HALF, bool EV>
+template <class Pot, bool HALF, bool EV, class Scatter = PairScratch::Scatter>
 struct PairKernel {
-  using Scatter = PairScratch::Scatter;
   Pot pot;
   ParticleVec x;
   ParticleInt type;
@@ -269,8 +269,9 @@ struct PairKernel {
 // itself as partner and are masked out, so no scalar remainder loop runs.
 constexpr int kLanes = 8;
 
-template <class Pot, bool HALF, bool EV>
-KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, double& esum, double& wsum) const {
+template <class Pot, bool HALF, bool EV, class Scatter>
+KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV, Scatter>::masked_row(int i, double& esum,
+                                                                                double& wsum) const {
 #ifdef STRATUS_PAIR_AVX512
   if constexpr (std::is_same_v<Pot, LJPair>) {
     if (simd) {
@@ -329,8 +330,8 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV>::masked_row(int i, do
 }
 
 #ifdef STRATUS_PAIR_AVX512
-template <class Pot, bool HALF, bool EV>
-void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) const {
+template <class Pot, bool HALF, bool EV, class Scatter>
+void PairKernel<Pot, HALF, EV, Scatter>::simd_row(int i, double& esum, double& wsum) const {
   const LJCoeffs& c = pot.c;
   const simd::LJTable tab{c.lj1.data(), c.lj2.data(), c.lj3.data(), c.lj4.data(), c.cutsq.data(), c.offset.data(),
                           c.stride};
@@ -349,17 +350,33 @@ void PairKernel<Pot, HALF, EV>::simd_row(int i, double& esum, double& wsum) cons
 }
 #endif
 
-template <class Pot, bool HALF>
-PairResult run_pair(const PairKernel<Pot, HALF, true>& k, int n, bool energy) {
+template <class Pot, bool HALF, class Scatter>
+PairResult run_pair(const PairKernel<Pot, HALF, true, Scatter>& k, int n, bool energy) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   PairResult r;
   if (energy) {
     Kokkos::parallel_reduce(HALF ? "pair::compute_half_ev" : "pair::compute_full_ev", Policy(0, n), k, r.energy,
                             r.ecoul, r.virial);
   } else {
-    const PairKernel<Pot, HALF, false> kf{k.pot, k.x, k.type, k.list, k.newton_limit, k.f, k.sv, k.direct, k.simd};
+    const PairKernel<Pot, HALF, false, Scatter> kf{k.pot, k.x,  k.type,   k.list, k.newton_limit,
+                                                   k.f,   k.sv, k.direct, k.simd};
     Kokkos::parallel_for(HALF ? "pair::compute_half" : "pair::compute_full", Policy(0, n), kf);
   }
+  return r;
+}
+
+// A half list's forces through the ScatterView sv (made for f when fresh, else reset).
+template <class Pot, class Scatter>
+PairResult scattered(const Pot& pot, const ParticleVec& x, const ParticleInt& type, const NeighborRows& rows,
+                     int newton_limit, const ParticleVec& f, Scatter& sv, bool fresh, bool energy, bool simd) {
+  if (fresh)
+    sv = Scatter(f);
+  else
+    sv.reset_except(f);
+  const PairKernel<Pot, true, true, Scatter> k{pot, x, type, rows, newton_limit, f, sv, nullptr, simd};
+  const PairResult r = run_pair<Pot, true>(k, static_cast<int>(rows.counts.extent(0)), energy);
+  ParticleVec dest = f;
+  Kokkos::Experimental::contribute(dest, sv);
   return r;
 }
 
@@ -391,18 +408,13 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   }
   PairScratch local;
   PairScratch& s = scratch ? *scratch : local;
-  if (s.target != f.data() || s.rows != f.extent(0)) {
-    s.forces = Kokkos::Experimental::create_scatter_view(f);
-    s.target = f.data();
-    s.rows = f.extent(0);
-  } else {
-    s.forces.reset_except(f);
+  const bool fresh = s.target != f.data() || s.rows != f.extent(0);
+  s.target = f.data();
+  s.rows = f.extent(0);
+  if constexpr (!std::is_same_v<PairScratch::Scatter, PairScratch::AtomicScatter>) {
+    if (gpu_paths()) return scattered(pot, x, type, rows, newton_limit, f, s.atomic_forces, fresh, energy, simd);
   }
-  const PairKernel<Pot, true, true> k{pot, x, type, rows, newton_limit, f, s.forces, nullptr, simd};
-  const PairResult r = run_pair<Pot, true>(k, n_local, energy);
-  ParticleVec dest = f;
-  Kokkos::Experimental::contribute(dest, s.forces);
-  return r;
+  return scattered(pot, x, type, rows, newton_limit, f, s.forces, fresh, energy, simd);
 }
 
 }  // namespace

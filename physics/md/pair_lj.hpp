@@ -105,10 +105,17 @@ struct PairResult {
 };
 
 /// Scratch of the half-list compute kept between calls: the force accumulator of Kokkos' ScatterView
-/// (per-thread copies on CPU threads, atomics on GPUs).
+/// (per-thread copies on CPU threads, atomics on GPUs; where the GPU paths are taken on a CPU, atomics
+/// there too: core/gpu_paths.hpp).
 struct PairScratch {
   using Scatter = decltype(Kokkos::Experimental::create_scatter_view(ParticleVec()));
+  /// The GPUs' accumulator: atomic adds into the force array itself (on a GPU build the same type).
+  using AtomicScatter =
+      Kokkos::Experimental::ScatterView<double* [3], ParticleVec::array_layout, ExecSpace,
+                                        Kokkos::Experimental::ScatterSum, Kokkos::Experimental::ScatterNonDuplicated,
+                                        Kokkos::Experimental::ScatterAtomic>;
   Scatter forces;
+  AtomicScatter atomic_forces;     // used only where Scatter is another type and the GPU paths are taken
   const double* target = nullptr;  // the force array the accumulator was made for, and its rows
   std::size_t rows = 0;
 };

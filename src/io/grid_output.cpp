@@ -20,13 +20,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <locale>
 #include <set>
 #include <sstream>
-#include <type_traits>
 
 #include "core/agree.hpp"
 #include "core/error.hpp"
@@ -110,8 +108,7 @@ void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid
 }
 
 void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov,
-                const Field4DHost& host, const std::vector<GridVariable>& vars, long step, double time, int deflate,
-                std::vector<double>& buf) {
+                const double* packed, const std::vector<GridVariable>& vars, long step, double time, int deflate) {
   h5::File file = h5::open_parallel(decomp.comm(), path, true, "HDF5");
   write_root_attributes(file.get(), decomp, g, prov, step, time);
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
@@ -151,31 +148,45 @@ void write_hdf5(const std::string& path, const CartDecomp& decomp, const LocalGr
     h5::check_status(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate)), "enable deflate");
   }
 
-  const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
-  const int gx = g.ng[0], gy = g.ng[1], gz = g.ng[2];
-  buf.resize(static_cast<std::size_t>(g.owned_cells()));
   double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
-  static_assert(std::is_same<Field4DHost::array_layout, Kokkos::LayoutRight>::value, "rows of x are contiguous");
+  const double* p = packed;
   for (const auto& v : vars) {
-    double* p = buf.data();
-    for (int k = 0; k < nz && nx > 0; ++k)
-      for (int j = 0; j < ny; ++j, p += nx)
-        std::memcpy(p, &host(v.index, k + gz, j + gy, gx), static_cast<std::size_t>(nx) * sizeof(double));
     const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
     h5::Dataset ds(
         H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
         "create " + what);
     h5::check_status(
-        H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : buf.data()),
+        H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : p),
         "write " + what);
     h5::write_attribute(ds.get(), "unit", v.unit);
     describe_cf_field(file.get(), ds.get(), "/fields/" + v.name, v, coords);
     ds.close("close " + what);
+    p += g.owned_cells();
   }
   for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time})
     c->close("close a coordinate in '" + path + "'");
   fields.close("close group /fields in '" + path + "'");
   file.close("close '" + path + "'");
+}
+
+/// The owned cells of each listed variable of state, one block of g.owned_cells() after another in the
+/// files' order (x fastest), into out: a kernel per variable, so that only these bytes leave the device.
+void pack_owned_cells(const Field4D& state, const LocalGrid& g, const std::vector<GridVariable>& vars,
+                      const Buffer1D& out) {
+  const int nx = g.n[0], ny = g.n[1], gx = g.ng[0], gy = g.ng[1], gz = g.ng[2];
+  const long long cells = g.owned_cells();
+  long long base = 0;
+  for (const auto& v : vars) {
+    const int q = v.index;
+    Kokkos::parallel_for(
+        "grid_output::pack", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(0, cells),
+        KOKKOS_LAMBDA(long long c) {
+          const int i = static_cast<int>(c % nx), j = static_cast<int>((c / nx) % ny),
+                    k = static_cast<int>(c / (static_cast<long long>(nx) * ny));
+          out(base + c) = state(q, k + gz, j + gy, i + gx);
+        });
+    base += cells;
+  }
 }
 
 }  // namespace
@@ -239,13 +250,18 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   const std::string h5_path = (fs::path(dir_) / h5_name).string();
   const std::string tmp_path = h5_path + ".tmp";
 
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state);
+  // Only the owned cells of the written variables reach the host, through buffers kept between writes
+  // (pinned host memory on GPUs).
+  const long long packed = grid_.owned_cells() * static_cast<long long>(vars.size());
+  staging_.reserve(packed, 0);
+  pack_owned_cells(state, grid_, vars, staging_.send());
+  staging_.stage_send(0, packed);
   const Int3& n = grid_.global_n;
   const double file_bytes = 8.0 * static_cast<double>(vars.size()) * n[0] * n[1] * n[2] +
                             static_cast<double>(prov_.deck_text.size() + prov_.resolved_deck.size());
   reserve_in_file(comm, tmp_path, file_bytes);
   try {
-    write_hdf5(tmp_path, decomp_, grid_, prov_, host, vars, step, time, deflate_, pack_);
+    write_hdf5(tmp_path, decomp_, grid_, prov_, staging_.send_ptr(0), vars, step, time, deflate_);
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);

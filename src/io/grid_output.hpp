@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/staging.hpp"
 #include "core/types.hpp"
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
@@ -77,7 +78,7 @@ class GridSnapshotWriter {
   std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
-  std::vector<double> pack_;  // one variable's owned cells, kept between writes (no page faults each time)
+  StagedBuffers staging_{"grid_output"};  // the written cells, packed on the device, and their host copy
 };
 
 /// The per-run history table: a CSV with a header row and one row per append(), written and flushed by
