@@ -231,6 +231,9 @@ data_ids() {  # data_ids FILE ID1 ID2 [IMAGE_X]
 data_ids "$WORK/ids_gap.data" 1 5
 md_deck "$WORK/pf_ids.ini" "$EXISTING" "data_file = $WORK/ids_gap.data" "cutoff = 1.0" "skin = 0.2"
 expect_both "md: atom ids 1 and 5" "atom ids must be 1..2" 1 "$WORK/pf_ids.ini"
+# At 2 ranks rank 0 alone reads the file; the other rank reports the same input error (exit 2, once).
+expect_both "md at 2 ranks: atom ids 1 and 5" "atom ids must be 1..2" 2 "$WORK/pf_ids.ini"
+expect_both "md at 2 ranks: malformed data file" "line 17" 2 "$WORK/pf_badfile.ini"
 data_ids "$WORK/ids_big.data" 1 9007199254740993
 md_deck "$WORK/pf_bigid.ini" "$EXISTING" "data_file = $WORK/ids_big.data" "cutoff = 1.0" "skin = 0.2"
 expect_both "md: atom id 2^53 + 1" "atom ids must be 1..2" 1 "$WORK/pf_bigid.ini"

@@ -13,6 +13,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -256,6 +257,34 @@ TEST_CASE("The run on all ranks equals the run on one rank", "[md]") {
         CHECK(d < 1e-9);
       }
     }
+  }
+}
+
+// Set-up: rank 0 builds the system and broadcasts it in chunks of 65,536 atoms; each rank keeps its own.
+// 70,304 atoms take two chunks; every atom must arrive once, where the lattice put it.
+TEST_CASE("Rank 0 alone builds the system; every atom reaches its owner once", "[md]") {
+  const MDParams p = params_from("lattice = fcc\ncells = 26 26 26\ntemperature = 1.5\n");
+  MDSimulation sim(p, MPI_COMM_WORLD);
+  sim.preflight();
+  CHECK(sim.holds_system() == (world_rank() == 0));
+  sim.initialize();
+  CHECK_FALSE(sim.holds_system());
+  const AtomData a = sim.gather();
+  if (world_rank() == 0) {
+    const AtomData want = make_lattice("fcc", p.density, true, p.cells, 1, 1.0);
+    REQUIRE(want.natoms() == 70304);
+    REQUIRE(a.natoms() == want.natoms());
+    std::vector<int> seen(want.natoms() + 1, 0);
+    long long misplaced = 0;
+    for (std::size_t i = 0; i < a.natoms(); ++i) {
+      const long long id = a.id[i];
+      REQUIRE(id >= 1);
+      REQUIRE(id <= static_cast<long long>(want.natoms()));
+      ++seen[static_cast<std::size_t>(id)];
+      if (a.x[i] != want.x[static_cast<std::size_t>(id - 1)]) ++misplaced;
+    }
+    CHECK(std::count(seen.begin() + 1, seen.end(), 1) == static_cast<long>(want.natoms()));
+    CHECK(misplaced == 0);
   }
 }
 

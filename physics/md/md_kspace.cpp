@@ -13,15 +13,13 @@ double MDSimulation::pair_cutoff(const LJSpec& spec) const {
   return p_.lj() ? std::max(spec.max_cutoff(), p_.coul_cutoff) : p_.coul_cutoff;
 }
 
-void MDSimulation::make_kspace(const AtomData& all) {
+void MDSimulation::make_kspace() {
   KSpaceSystem sys;
   sys.lo = lo_;
   sys.hi = hi_;
   sys.natoms = natoms_;
-  for (std::size_t i = 0; i < all.natoms(); ++i) {  // id order, as in preflight()
-    sys.qsum += all.q[i];
-    sys.qsqsum += all.q[i] * all.q[i];
-  }
+  sys.qsum = header_.qsum;  // id order, on rank 0 (preflight())
+  sys.qsqsum = header_.qsqsum;
   sys.cutoff = p_.coul_cutoff;
   sys.qqrd2e = units_.qqr2e;
   sys.skin = p_.skin;

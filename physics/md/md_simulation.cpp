@@ -100,9 +100,9 @@ double MDSimulation::memory_bytes() const {
   MPI_Comm_size(comm_in_, &size);
   const int basis = lattice_basis(p_.lattice);
   // The system's atoms once known (a data file's after preflight()), else the lattice's.
-  const double n = natoms_ > 0        ? static_cast<double>(natoms_)
-                   : preflight_atoms_ ? static_cast<double>(preflight_atoms_->natoms())
-                                      : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
+  const double n = natoms_ > 0          ? static_cast<double>(natoms_)
+                   : header_.natoms > 0 ? static_cast<double>(header_.natoms)
+                                        : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
   // x, v, f, image, type, id, q and the list's build copy, with ghosts; ~80 neighbours of 4 bytes.
   return n / size * (1.5 * 8.0 * 3 * 5 + 4.0 * 80.0);
 }
@@ -218,17 +218,17 @@ void MDSimulation::set_owned_atoms(const std::vector<AtomRow>& rows) {
   Kokkos::deep_copy(atoms_.x0, hx0);
 }
 
-LJSpec MDSimulation::make_spec(const AtomData& all) const {
-  LJSpec spec(all.ntypes, p_.cutoff);
-  const auto eps = per_type(p_.epsilon, all.ntypes, "md.epsilon");
-  const auto sig = per_type(p_.sigma, all.ntypes, "md.sigma");
-  for (int t = 1; t <= all.ntypes; ++t)
+LJSpec MDSimulation::make_spec(int ntypes) const {
+  LJSpec spec(ntypes, p_.cutoff);
+  const auto eps = per_type(p_.epsilon, ntypes, "md.epsilon");
+  const auto sig = per_type(p_.sigma, ntypes, "md.sigma");
+  for (int t = 1; t <= ntypes; ++t)
     spec.set_type(t, eps[static_cast<std::size_t>(t - 1)], sig[static_cast<std::size_t>(t - 1)]);
   for (std::size_t g = 0; g + 4 < p_.pair_coeffs.size(); g += 5) {
     const double ti = p_.pair_coeffs[g], tj = p_.pair_coeffs[g + 1];
     STRATUS_INPUT_REQUIRE(
-        ti >= 1 && ti <= all.ntypes && tj >= 1 && tj <= all.ntypes && ti == std::floor(ti) && tj == std::floor(tj),
-        "key 'md.pair_coeff': pair " << ti << " " << tj << " is not two of the types 1.." << all.ntypes);
+        ti >= 1 && ti <= ntypes && tj >= 1 && tj <= ntypes && ti == std::floor(ti) && tj == std::floor(tj),
+        "key 'md.pair_coeff': pair " << ti << " " << tj << " is not two of the types 1.." << ntypes);
     spec.set_pair(static_cast<int>(ti), static_cast<int>(tj), p_.pair_coeffs[g + 2], p_.pair_coeffs[g + 3],
                   p_.pair_coeffs[g + 4]);
   }
@@ -237,82 +237,122 @@ LJSpec MDSimulation::make_spec(const AtomData& all) const {
   return spec;
 }
 
-void MDSimulation::preflight() {
-  if (preflight_atoms_) return;
-  auto all = std::make_unique<AtomData>();
-  build_system(*all);
+MDSimulation::SystemHeader MDSimulation::build_and_check(AtomData& all) const {
+  build_system(all);
   // Trajectories, checkpoints and the by-id exchanges keep atom n in row n - 1.
-  const long long n = static_cast<long long>(all->natoms());
-  const long long max_id = *std::max_element(all->id.begin(), all->id.end());
+  const long long n = static_cast<long long>(all.natoms());
+  const long long max_id = *std::max_element(all.id.begin(), all.id.end());
   STRATUS_INPUT_REQUIRE(max_id == n, (p_.data_file.empty() ? std::string("md") : "data file '" + p_.data_file + "'")
                                          << ": atom ids must be 1.." << n << " (one per atom), the largest is "
                                          << max_id << " (renumber the atoms, e.g. with LAMMPS' reset_atoms id)");
-  const LJSpec spec = make_spec(*all);
+  SystemHeader h;
+  h.lo = all.lo;
+  h.hi = all.hi;
+  h.ntypes = all.ntypes;
+  h.mass = all.mass;
+  h.natoms = n;
+  h.has_charges = all.has_charges;
+  for (std::size_t i = 0; i < all.natoms(); ++i) {  // id order: the same on every rank count
+    h.qsum += all.q[i];
+    h.qsqsum += all.q[i] * all.q[i];
+  }
+  make_spec(h.ntypes);  // checks md.pair_coeff's types
   if (p_.coulomb()) {
-    // Sums in id order: the same on every rank count.
-    double qsum = 0.0, qsq = 0.0;
-    for (std::size_t i = 0; i < all->natoms(); ++i) {
-      qsum += all->q[i];
-      qsq += all->q[i] * all->q[i];
-    }
     for (int d = 0; d < 3; ++d)
       STRATUS_INPUT_REQUIRE(p_.periodic[static_cast<std::size_t>(d)],
                             "key 'md.boundary' = '" << p_.boundary << "': md.kspace needs a periodic box in x, y and z");
-    STRATUS_INPUT_REQUIRE(qsq > 0.0, "md.pair_style coul/long: every charge is zero (set md.charge per type, or "
-                                     "start from a data file of atom style charge)");
-    const bool neutral = std::abs(qsum) <= 1e-5 * std::max(1.0, std::sqrt(qsq));
-    STRATUS_INPUT_REQUIRE(neutral || p_.neutralize,
-                          "md: the system carries a net charge of " << fmtg(qsum) << "; make it neutral, or set "
-                                                                    << "md.neutralize = true to accept a uniform "
-                                                                    << "neutralising background");
-    int rank = 0;
-    MPI_Comm_rank(comm_in_, &rank);
-    if (!neutral && rank == 0)
-      log::warn("md: net charge " + fmtg(qsum) + ", neutralised by a uniform background (md.neutralize)");
+    STRATUS_INPUT_REQUIRE(h.qsqsum > 0.0,
+                          "md.pair_style coul/long: every charge is zero (set md.charge per type, "
+                          "or start from a data file of atom style charge)");
+    const bool neutral = std::abs(h.qsum) <= 1e-5 * std::max(1.0, std::sqrt(h.qsqsum));
+    STRATUS_INPUT_REQUIRE(neutral || p_.neutralize, "md: the system carries a net charge of "
+                                                        << fmtg(h.qsum) << "; make it neutral, or set "
+                                                        << "md.neutralize = true to accept a uniform "
+                                                        << "neutralising background");
+    if (!neutral) log::warn("md: net charge " + fmtg(h.qsum) + ", neutralised by a uniform background (md.neutralize)");
   }
+  return h;
+}
+
+void MDSimulation::broadcast_header(SystemHeader& h) const {
+  double box[8] = {h.lo[0], h.lo[1], h.lo[2], h.hi[0], h.hi[1], h.hi[2], h.qsum, h.qsqsum};
+  long long ints[3] = {h.ntypes, h.natoms, h.has_charges ? 1 : 0};
+  STRATUS_MPI_CHECK(MPI_Bcast(box, 8, MPI_DOUBLE, 0, comm_in_));
+  STRATUS_MPI_CHECK(MPI_Bcast(ints, 3, MPI_LONG_LONG, 0, comm_in_));
+  for (std::size_t d = 0; d < 3; ++d) {
+    h.lo[d] = box[d];
+    h.hi[d] = box[3 + d];
+  }
+  h.qsum = box[6];
+  h.qsqsum = box[7];
+  h.ntypes = static_cast<int>(ints[0]);
+  h.natoms = ints[1];
+  h.has_charges = ints[2] != 0;
+  h.mass.resize(static_cast<std::size_t>(h.ntypes) + 1);
+  STRATUS_MPI_CHECK(MPI_Bcast(h.mass.data(), h.ntypes + 1, MPI_DOUBLE, 0, comm_in_));
+}
+
+void MDSimulation::preflight() {
+  if (preflight_done_) return;
+  // Rank 0 alone builds the whole system; its input errors stop every rank with its message (exit 2).
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm_in_, &rank));
+  std::unique_ptr<AtomData> all;
+  SystemHeader h;
+  std::string err;
+  int kind = 0;  // 0 built, 1 bad input, 2 another failure
+  if (rank == 0) {
+    try {
+      all = std::make_unique<AtomData>();
+      h = build_and_check(*all);
+    } catch (const InputError& e) {
+      err = e.what();
+      kind = 1;
+    } catch (const std::exception& e) {
+      err = e.what();
+      kind = 2;
+    }
+  }
+  STRATUS_MPI_CHECK(MPI_Bcast(&kind, 1, MPI_INT, 0, comm_in_));
+  if (kind != 0) {
+    err = bcast_string(comm_in_, err);
+    if (kind == 1) throw InputError(err);
+    throw CollectiveError(err);
+  }
+  broadcast_header(h);
   int size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_size(comm_in_, &size));
-  ParticleComm::choose_dims(size, Real3{{all->lo[0], all->lo[1], all->lo[2]}},
-                            Real3{{all->hi[0], all->hi[1], all->hi[2]}}, p_.periodic, decomp_,
-                            neighbor_params(p_, pair_cutoff(spec)).list_cutoff());
+  ParticleComm::choose_dims(size, Real3{{h.lo[0], h.lo[1], h.lo[2]}}, Real3{{h.hi[0], h.hi[1], h.hi[2]}}, p_.periodic,
+                            decomp_, neighbor_params(p_, pair_cutoff(make_spec(h.ntypes))).list_cutoff());
+  header_ = std::move(h);
   preflight_atoms_ = std::move(all);
+  preflight_done_ = true;
 }
 
 void MDSimulation::initialize() {
   preflight();
-  AtomData all = std::move(*preflight_atoms_);
-  preflight_atoms_.reset();
-  lo_ = all.lo;
-  hi_ = all.hi;
-  natoms_ = static_cast<long long>(all.natoms());
-  has_charges_ = all.has_charges;
-  mass_host_ = all.mass;
+  std::unique_ptr<AtomData> all = std::move(preflight_atoms_);  // rank 0 only
+  lo_ = header_.lo;
+  hi_ = header_.hi;
+  natoms_ = header_.natoms;
+  has_charges_ = header_.has_charges;
+  mass_host_ = header_.mass;
 
   // Potential.
-  spec_ = make_spec(all);
+  spec_ = make_spec(header_.ntypes);
   coeffs_ = LJCoeffs::from_spec(spec_);
   const NeighborParams list_params = neighbor_params(p_, pair_cutoff(spec_));
 
   pc_ = std::make_unique<ParticleComm>(comm_in_, Real3{{lo_[0], lo_[1], lo_[2]}}, Real3{{hi_[0], hi_[1], hi_[2]}},
                                        p_.periodic, decomp_, list_params.list_cutoff(), transport_);
 
-  // Each rank keeps the atoms in its sub-domain.
-  std::vector<std::size_t> mine;
-  for (std::size_t i = 0; i < all.natoms(); ++i)
-    if (pc_->owns(all.x[i][0], all.x[i][1], all.x[i][2])) mine.push_back(i);
-  std::vector<AtomRow> rows;
-  rows.reserve(mine.size());
-  for (const std::size_t i : mine) {
-    AtomRow r{all.id[i], all.type[i], {}, {}, {}, all.q[i], {}};
-    for (std::size_t d = 0; d < 3; ++d) {
-      r.x[d] = all.x[i][d];
-      r.v[d] = all.v[i][d];
-      r.image[d] = all.image[i][d];
-      r.x0[d] = all.x[i][d] + all.image[i][d] * (hi_[d] - lo_[d]);  // msd counts from here
-    }
-    rows.push_back(r);
+  // Each rank keeps the atoms in its sub-domain; rank 0's copy of the whole system goes before the
+  // device arrays are made.
+  {
+    const std::vector<AtomRow> rows = distribute_atoms(all.get());
+    all.reset();
+    set_owned_atoms(rows);
   }
-  set_owned_atoms(rows);
   const int n = atoms_.n_local;
   long long total = 0, local = n;
   STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
@@ -328,7 +368,7 @@ void MDSimulation::initialize() {
 
   list_ = std::make_unique<NeighborList>(list_params);
   rebuild();
-  if (p_.coulomb()) make_kspace(all);
+  if (p_.coulomb()) make_kspace();
   compute_forces(true);
   if (p_.ensemble == Ensemble::nhc)
     nhc_ = std::make_unique<NoseHooverChain>(p_.nhc_chain, p_.t_target, p_.t_damp, 3.0 * natoms_ - 3.0, units_);

@@ -7,6 +7,7 @@
 // All per-step state lives on the device; the host reads scalars (thermo) and copies atoms for set-up and
 // data files only.
 #pragma once
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -46,8 +47,11 @@ class MDSimulation : public Simulation {
   double memory_bytes() const override;
   /// Reads and checks the system (data file or lattice, atom ids 1..N, the potential's types, the
   /// decomposition against cutoff + skin) without allocating the state; `check` runs it, initialize()
-  /// reuses its result.
+  /// reuses its result. Collective: rank 0 alone builds the whole system on the host, and every rank
+  /// throws its input error.
   void preflight() override;
+  /// Whether this rank holds the whole system on the host: rank 0, between preflight() and initialize().
+  bool holds_system() const { return preflight_atoms_ != nullptr; }
   std::vector<std::string> input_files() const override {
     return p_.data_file.empty() ? std::vector<std::string>{} : std::vector<std::string>{p_.data_file};
   }
@@ -114,13 +118,32 @@ class MDSimulation : public Simulation {
     double q;
     double x0[3];  // the unwrapped origin of its displacement (msd)
   };
+  /// What every rank knows of the system before it has its atoms: rank 0 builds the system (lattice or
+  /// data file) and broadcasts this. Sums over the atoms run in id order on rank 0.
+  struct SystemHeader {
+    std::array<double, 3> lo{}, hi{};
+    int ntypes = 0;
+    std::vector<double> mass;  // mass[type], index 0 unused
+    long long natoms = 0;
+    bool has_charges = false;
+    double qsum = 0.0, qsqsum = 0.0;
+  };
   void build_system(AtomData& all) const;
-  LJSpec make_spec(const AtomData& all) const;
+  /// Rank 0: builds and checks the whole system (throws InputError for bad input); its header.
+  SystemHeader build_and_check(AtomData& all) const;
+  /// Collective: rank 0's header on every rank.
+  void broadcast_header(SystemHeader& h) const;
+  /// Collective: the atoms of rank 0's `all` (null elsewhere) that this rank owns, sent in chunks so
+  /// that no other rank holds the whole system (md_distribute.cpp). Needs pc_.
+  std::vector<AtomRow> distribute_atoms(const AtomData* all) const;
+  LJSpec make_spec(int ntypes) const;
   /// The pair styles' largest cutoff (Lennard-Jones and Coulomb): the neighbor list's.
   double pair_cutoff(const LJSpec& spec) const;
-  /// Creates the k-space solver (coul/long styles) for the charges of all (after pc_).
-  void make_kspace(const AtomData& all);
-  std::unique_ptr<AtomData> preflight_atoms_;  // the system read by preflight(), until initialize()
+  /// Creates the k-space solver (coul/long styles) for the system's charges (after pc_).
+  void make_kspace();
+  bool preflight_done_ = false;
+  SystemHeader header_;                        // from preflight()
+  std::unique_ptr<AtomData> preflight_atoms_;  // rank 0: the system built by preflight(), until initialize()
   /// Replaces the owned atoms (no ghosts) by rows, on the device.
   void set_owned_atoms(const std::vector<AtomRow>& rows);
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
