@@ -140,10 +140,11 @@ section_bench() {
     fi
   done
   # MD: the LJ melt at 32,000 and 864,000 atoms with full neighbor lists (the GPU default), and with half
-  # lists (ScatterView atomics) at 864,000 for comparison; atom-steps/s.
-  md_bench() {  # md_bench NAME CELLS_PER_EDGE NEIGHBOR
+  # lists (ScatterView atomics) at 864,000 for comparison; then the list stored atom by atom (the CPUs'
+  # layout) against the default slot by slot (coalesced), to show which layout suits the GPU; atom-steps/s.
+  md_bench() {  # md_bench NAME CELLS_PER_EDGE NEIGHBOR [LAYOUT]
     if timeout "${STRATUS_TEST_TIMEOUT:-600}" "$b/bin/stratus" bench "$root/inputs/md/lj_melt.ini" --steps 50 --triad-mib 0 --set "md.cells=$2 $2 $2" \
-         --set "md.neighbor=$3" >"$logs/bench_$1.log" 2>&1; then
+         --set "md.neighbor=$3" --set "md.neighbor_layout=${4:-auto}" >"$logs/bench_$1.log" 2>&1; then
       say "$1: $(grep '^bench: md' "$logs/bench_$1.log" | sed 's/^bench: //')"
     else
       say "$1: FAIL, see gpu-check-logs/bench_$1.log"; fail=$((fail + 1))
@@ -152,6 +153,7 @@ section_bench() {
   md_bench md_32k 20 auto
   md_bench md_864k 60 auto
   md_bench md_864k_half 60 half
+  md_bench md_864k_atoms_layout 60 auto atoms
   # Electrostatics: molten NaCl with PPPM at 1e-5 (inputs/md/nacl_melt.ini, NVE) at 4,096 and 32,768 ions, and
   # the distributed FFT (cuFFT) against a single-process FFTW transform of the same grids.
   pppm_bench() {  # pppm_bench NAME CELLS_PER_EDGE

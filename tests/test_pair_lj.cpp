@@ -91,7 +91,8 @@ struct Result {
 };
 
 // Owned atoms plus every periodic image within the list cutoff of the box, then the pair compute.
-Result compute(const System& s, const LJSpec& spec, bool half, PairPath path = PairPath::best, bool energy = true) {
+Result compute(const System& s, const LJSpec& spec, bool half, PairPath path = PairPath::best, bool energy = true,
+               ListLayout layout = ListLayout::automatic) {
   const double skin = 0.3, rcl = spec.max_cutoff() + skin;
   std::vector<std::array<double, 3>> all = s.x;
   std::vector<int> types = s.type;
@@ -120,7 +121,7 @@ Result compute(const System& s, const LJSpec& spec, bool half, PairPath path = P
   }
   Kokkos::deep_copy(x, hx);
   Kokkos::deep_copy(t, ht);
-  NeighborList list(NeighborParams{spec.max_cutoff(), skin, half});
+  NeighborList list(NeighborParams{spec.max_cutoff(), skin, half, false, false, layout});
   const double pad = 1e-9;
   list.build(x, n, total - n, Real3{-rcl - pad, -rcl - pad, -rcl - pad},
              Real3{s.L + rcl + pad, s.L + rcl + pad, s.L + rcl + pad});
@@ -141,21 +142,22 @@ TEST_CASE("lj/cut forces, energy and virial equal the brute-force sum with full 
     double fmax = 0.0;
     for (const auto& fi : ref.f)
       for (double c : fi) fmax = std::max(fmax, std::abs(c));
-    for (bool half : {false, true}) {
-      INFO("shift " << shift << ", half list " << half);
-      const Result r = compute(s, spec, half);
-      double worst = 0.0;
-      for (std::size_t i = 0; i < s.x.size(); ++i)
-        for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(r.f[i][c] - ref.f[i][c]));
-      CHECK(worst <= 1e-12 * fmax);
-      CHECK(r.pr.energy == Approx(ref.e).epsilon(1e-12));
-      CHECK(r.pr.virial == Approx(ref.w).epsilon(1e-12));
-      // Newton's third law: the total force vanishes.
-      double sum[3] = {0, 0, 0};
-      for (const auto& fi : r.f)
-        for (int c = 0; c < 3; ++c) sum[c] += fi[c];
-      for (double c : sum) CHECK(std::abs(c) <= 1e-11 * fmax);
-    }
+    for (bool half : {false, true})
+      for (const ListLayout layout : {ListLayout::atoms, ListLayout::slots}) {
+        INFO("shift " << shift << ", half list " << half << ", slot-major rows " << (layout == ListLayout::slots));
+        const Result r = compute(s, spec, half, PairPath::best, true, layout);
+        double worst = 0.0;
+        for (std::size_t i = 0; i < s.x.size(); ++i)
+          for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(r.f[i][c] - ref.f[i][c]));
+        CHECK(worst <= 1e-12 * fmax);
+        CHECK(r.pr.energy == Approx(ref.e).epsilon(1e-12));
+        CHECK(r.pr.virial == Approx(ref.w).epsilon(1e-12));
+        // Newton's third law: the total force vanishes.
+        double sum[3] = {0, 0, 0};
+        for (const auto& fi : r.f)
+          for (int c = 0; c < 3; ++c) sum[c] += fi[c];
+        for (double c : sum) CHECK(std::abs(c) <= 1e-11 * fmax);
+      }
   }
 }
 
@@ -187,6 +189,28 @@ TEST_CASE("the SIMD lj/cut row agrees with the portable loop", "[md][pair]") {
         CHECK(a.pr.virial == Approx(b.pr.virial).epsilon(1e-14));
         if (!energy) CHECK(a.pr.energy == 0.0);
       }
+}
+
+// The two layouts of the neighbor list hold the same partners in the same order: the portable loop gives
+// the same forces from either, to rounding (a GPU thread sums a row in order, the same bits from both; a
+// CPU's vectorised row splits its sums over lanes differently for a strided row).
+TEST_CASE("both neighbor-list layouts give the same forces", "[md][pair]") {
+  const System s = make_system();
+  for (bool half : {false, true}) {
+    INFO("half list " << half);
+    const Result a = compute(s, make_spec(true), half, PairPath::portable, true, ListLayout::atoms);
+    const Result b = compute(s, make_spec(true), half, PairPath::portable, true, ListLayout::slots);
+    double fmax = 0.0, worst = 0.0;
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      for (int c = 0; c < 3; ++c) {
+        fmax = std::max(fmax, std::abs(a.f[i][c]));
+        worst = std::max(worst, std::abs(a.f[i][c] - b.f[i][c]));
+      }
+    CHECK(fmax > 1.0);
+    CHECK(worst <= 1e-14 * fmax);
+    CHECK(a.pr.energy == Approx(b.pr.energy).epsilon(1e-14));
+    CHECK(a.pr.virial == Approx(b.pr.virial).epsilon(1e-14));
+  }
 }
 
 TEST_CASE("lj/cut forces are minus the energy gradient (central differences)", "[md][pair]") {

@@ -29,6 +29,8 @@ const Choices<VelocitySource> kVelocitySources = {
     {"auto", VelocitySource::automatic}, {"file", VelocitySource::file}, {"create", VelocitySource::create}};
 const Choices<Mixing> kMixings = {{"geometric", Mixing::geometric}, {"arithmetic", Mixing::arithmetic}};
 const Choices<ListKind> kLists = {{"auto", ListKind::automatic}, {"half", ListKind::half}, {"full", ListKind::full}};
+const Choices<ListLayout> kLayouts = {
+    {"auto", ListLayout::automatic}, {"atoms", ListLayout::atoms}, {"slots", ListLayout::slots}};
 const Choices<PairStyle> kPairStyles = {{"lj/cut", PairStyle::lj_cut},
                                          {"lj/cut/coul/long", PairStyle::lj_cut_coul_long},
                                          {"coul/long", PairStyle::coul_long}};
@@ -125,6 +127,11 @@ void MDParams::bind(B& o) {
            "explicit unlike pairs 'i j epsilon sigma [cutoff]', several separated by commas");
   o.choice(&P::list, "md.neighbor", kLists, ListKind::automatic,
            "neighbor list: half (Newton, CPUs), full (GPUs), auto")
+      .may_change_on_restart();
+  o.choice(&P::list_layout, "md.neighbor_layout", kLayouts, ListLayout::automatic,
+           "how the neighbor list is stored: atoms (each atom's partners consecutive: CPUs), slots (the k-th "
+           "partners of consecutive atoms consecutive: coalesced loads on GPUs) or auto (slots on GPUs); the "
+           "same pairs in the same order either way")
       .may_change_on_restart();
   o.boolean(&P::newton, "md.newton", true, "",
             "half lists: compute a pair with a ghost once and sum the ghost's force back to its owner "

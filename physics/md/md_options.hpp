@@ -47,6 +47,7 @@ struct MDParams {
   std::vector<double> pair_coeffs;     // groups of 5: i j epsilon sigma cutoff (cutoff <= 0: global)
   Mixing mixing{};
   ListKind list{};
+  ListLayout list_layout{};  // how the list's rows are stored (md.neighbor_layout)
   bool newton{};  // half lists: pairs with ghosts once, ghost forces summed back (LAMMPS newton on)
   // ensemble
   Ensemble ensemble{};

@@ -45,7 +45,7 @@ bool list_is_half(ListKind k) {
 // The neighbor list for a potential of cutoff rc; its list_cutoff() is also ParticleComm's ghost cutoff.
 NeighborParams neighbor_params(const MDParams& p, double rc) {
   const bool half = list_is_half(p.list);
-  return NeighborParams{rc, p.skin, half, half && p.newton};
+  return NeighborParams{rc, p.skin, half, half && p.newton, false, p.list_layout};
 }
 
 }  // namespace
