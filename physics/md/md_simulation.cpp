@@ -259,8 +259,9 @@ MDSimulation::SystemHeader MDSimulation::build_and_check(AtomData& all) const {
   make_spec(h.ntypes);  // checks md.pair_coeff's types
   if (p_.coulomb()) {
     for (int d = 0; d < 3; ++d)
-      STRATUS_INPUT_REQUIRE(p_.periodic[static_cast<std::size_t>(d)],
-                            "key 'md.boundary' = '" << p_.boundary << "': md.kspace needs a periodic box in x, y and z");
+      STRATUS_INPUT_REQUIRE(
+          p_.periodic[static_cast<std::size_t>(d)],
+          "key 'md.boundary' = '" << p_.boundary << "': md.kspace needs a periodic box in x, y and z");
     STRATUS_INPUT_REQUIRE(h.qsqsum > 0.0,
                           "md.pair_style coul/long: every charge is zero (set md.charge per type, "
                           "or start from a data file of atom style charge)");
