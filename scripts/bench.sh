@@ -165,15 +165,19 @@ run_h5_stratus() {  # NAME KIND R RUN NX NZ STEPS EVERY: the snapshot writer's b
   srun "$r" "$log" run "$root/inputs/climate/thermal.ini" --set "grid.nx=$5" --set "grid.nz=$6" \
     --set "run.max_steps=$7" --set run.t_end=1e9 --set "run.snapshot_every=$8" --set "run.history_every=$7" \
     --set "run.output_dir=$dir" || { fail_case "$name" "$log" "stratus failed on $r rank(s)"; return; }
-  # "output: X MB of fields in Y s (Z MB/s) to DIR"
-  line=$(pick "$log" '/^output: .* MB of fields in/ { print $2, $7 }')
+  # "output: X MB of fields in Y s (Z MB/s) to DIR[; written by a background thread in W s]": Y is the time
+  # the step loop waited for snapshots, W the background writer's own
+  line=$(pick "$log" '/^output: .* MB of fields in/ { w = "-"; if (match($0, /background thread in [0-9.e+-]+ s/)) {
+    split(substr($0, RSTART, RLENGTH), a, " "); w = a[4] }; print $2, $7, w }')
   files=$(find "$dir" -maxdepth 1 -name '*.h5' | wc -l)
   rm -rf "$dir"
   if [ -z "$line" ] || [ "$files" = 0 ]; then fail_case "$name" "$log" "no 'output: ... MB of fields' line"; return; fi
-  read -r mb secs <<< "$line"
+  read -r mb secs writer <<< "$line"
   h5_mb=$mb h5_files=$files
+  local wmbs=()
+  [[ $writer == - ]] || wmbs=("writer_seconds=$writer" "writer_mbs=$(awk -v m="$mb" -v s="$writer" 'BEGIN { printf "%.6g", m / s }')")
   rec "$name" "$kind" "$r" stratus "$k" "$(awk -v m="$mb" -v s="$secs" 'BEGIN { printf "%.6g", m / s }')" MB/s \
-    "mb=$mb" "seconds=$secs" "files=$files"
+    "mb=$mb" "seconds=$secs" "files=$files" "${wmbs[@]+"${wmbs[@]}"}"
 }
 run_h5_plain() {  # NAME KIND R RUN: the same bytes in as many files, plain write(2), no fsync
   local name=$1 kind=$2 r=$3 k=$4 v

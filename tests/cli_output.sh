@@ -61,13 +61,15 @@ attr_in() {
 
 snap_file() { printf '%s/%s_%06d.h5' "$1" "$NAME" "$2"; }
 
-# run_case TAG NP DECOMP(or 'auto') DECK: runs, records its output directory in OUT[TAG].
+# run_case TAG NP DECOMP(or 'auto') DECK [BACKGROUND]: runs (with run.background_output = BACKGROUND, on,
+# off or auto, the default), records its output directory in OUT[TAG]. The snapshots of every run are
+# compared bitwise below, so those written by a background thread must equal those written in the loop.
 declare -A OUT NP_OF DECOMP_OF
 TAGS=()
 run_case() {
-  local tag=$1 np=$2 decomp=$3 deck=$4
+  local tag=$1 np=$2 decomp=$3 deck=$4 background=${5:-auto}
   local out=$T/out_$tag
-  local args=(run "$deck" --set "run.output_dir=$out")
+  local args=(run "$deck" --set "run.output_dir=$out" --set "run.background_output=$background")
   [[ $decomp == auto ]] || args+=(--set "parallel.decomp=$decomp")
   local rc=0 t0 t1
   t0=$(date +%s.%N)
@@ -81,6 +83,12 @@ run_case() {
     cat "$T/stdout_$tag" "$T/stderr_$tag" >&2
     fail "$tag: run at np=$np decomp '$decomp' exited with $rc"
   fi
+  if [[ $background == on ]]; then
+    grep -q "^output: .* MB of fields in .*; written by a background thread in" "$T/stdout_$tag" ||
+      fail "$tag: run.background_output = on, but the summary names no background writer"
+  elif [[ $background == off ]] && grep -q "written by a background thread" "$T/stdout_$tag"; then
+    fail "$tag: run.background_output = off, but the summary names a background writer"
+  fi
   OUT[$tag]=$out
   NP_OF[$tag]=$np
   DECOMP_OF[$tag]=$decomp
@@ -88,16 +96,16 @@ run_case() {
   pass "$tag: run at np=$np decomp '$decomp' exit 0 ($(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}') s)"
 }
 
-run_case np1 1 auto "$T/deck3d.ini"
-run_case np2_211 2 "2 1 1" "$T/deck3d.ini"
-run_case np2_112 2 "1 1 2" "$T/deck3d.ini"
+run_case np1 1 auto "$T/deck3d.ini" on
+run_case np2_211 2 "2 1 1" "$T/deck3d.ini" on
+run_case np2_112 2 "1 1 2" "$T/deck3d.ini" off
 run_case np2_auto 2 auto "$T/deck3d.ini"
-run_case np4_221 4 "2 2 1" "$T/deck3d.ini"
-run_case np4_122 4 "1 2 2" "$T/deck3d.ini"
+run_case np4_221 4 "2 2 1" "$T/deck3d.ini" on
+run_case np4_122 4 "1 2 2" "$T/deck3d.ini" off
 run_case np4_auto 4 auto "$T/deck3d.ini"
 TAGS3D=("${TAGS[@]}")
-run_case np1_2d 1 auto "$T/deck2d.ini"
-run_case np2_2d 2 auto "$T/deck2d.ini"
+run_case np1_2d 1 auto "$T/deck2d.ini" off
+run_case np2_2d 2 auto "$T/deck2d.ini" on
 
 # check_run TAG NX NY NZ: the per-run checks (b) to (e).
 check_run() {

@@ -135,8 +135,10 @@ struct Case {
   Int3 requested{0, 0, 0};
 };
 
-/// Writes two snapshots of a stamped two-variable field and checks everything rank 0 can read back.
-void snapshot_case(const Case& c) {
+/// Writes two snapshots of a stamped two-variable field, by a background thread or in write() itself, and
+/// checks everything rank 0 can read back. The field is overwritten as soon as the second write() returns:
+/// the file must hold the field as it was at the call.
+void snapshot_case(const Case& c, bool background) {
   namespace h5 = stratus::h5;
   const std::string dir = fresh_dir(c.name);
   CartDecomp decomp(MPI_COMM_WORLD, c.cells, c.requested, {true, false, true});
@@ -153,8 +155,12 @@ void snapshot_case(const Case& c) {
   const std::vector<stratus::GridVariable> vars = {{"tracer", "kg m-3", 1}, {"rho", "kg/m^3 <&>", 0}};
 
   stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", prov);
+  writer.set_background(background);
+  REQUIRE(writer.background() == background);  // the test executable asks MPI for MPI_THREAD_MULTIPLE
   const std::string first = writer.write(state, vars, 0, 0.0);
   const std::string second = writer.write(state, vars, 7, 0.1);
+  Kokkos::deep_copy(state, -7.0);
+  writer.finish();
   CHECK(first == (fs::path(dir) / "snap_000000.h5").string());
   CHECK(second == (fs::path(dir) / "snap_000007.h5").string());
   const double nx = c.cells[0], ny = c.cells[1], nz = c.cells[2];
@@ -263,16 +269,25 @@ void snapshot_case(const Case& c) {
 }  // namespace io_test
 
 TEST_CASE("snapshots hold the global field whatever the rank count", "[io][mpi]") {
+  const bool background = GENERATE(false, true);
+  CAPTURE(background);
   using io_test::Case;
-  SECTION("3D") { io_test::snapshot_case(Case{"3d", Int3{12, 8, 6}, Real3{-1.0, 0.0, 0.5}, Real3{3.0, 0.7, 1.0}}); }
+  SECTION("3D") {
+    io_test::snapshot_case(Case{"3d", Int3{12, 8, 6}, Real3{-1.0, 0.0, 0.5}, Real3{3.0, 0.7, 1.0}}, background);
+  }
   SECTION("3D split in y and z") {
     // Forces blocks that are not whole x-rows, so each rank's hyperslab is strided in the file.
     const int n = io_test::world_size();
     io_test::snapshot_case(Case{"3d_yz", Int3{12, 8, 6}, Real3{0.0, 0.0, 0.0}, Real3{1.2, 0.8, 0.6},
-                                Int3{1, n >= 4 ? 2 : 1, n >= 2 ? 2 : 1}});
+                                Int3{1, n >= 4 ? 2 : 1, n >= 2 ? 2 : 1}},
+                           background);
   }
-  SECTION("2D") { io_test::snapshot_case(Case{"2d", Int3{16, 1, 8}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}}); }
-  SECTION("1D") { io_test::snapshot_case(Case{"1d", Int3{24, 1, 1}, Real3{0.0, 0.0, 0.0}, Real3{0.3, 1.0, 1.0}}); }
+  SECTION("2D") {
+    io_test::snapshot_case(Case{"2d", Int3{16, 1, 8}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}}, background);
+  }
+  SECTION("1D") {
+    io_test::snapshot_case(Case{"1d", Int3{24, 1, 1}, Real3{0.0, 0.0, 0.0}, Real3{0.3, 1.0, 1.0}}, background);
+  }
 }
 
 TEST_CASE("history table prints integers as integers and doubles exactly", "[io][mpi]") {
@@ -322,6 +337,9 @@ TEST_CASE("history table prints integers as integers and doubles exactly", "[io]
 }
 
 TEST_CASE("output failures throw on every rank", "[io][mpi]") {
+  // In the background the error of a write is thrown by the next write() or by finish().
+  const bool background = GENERATE(false, true);
+  CAPTURE(background);
   const std::string dir = io_test::fresh_dir("failures");
   const std::string blocker = (fs::path(dir) / "blocker").string();
   if (io_test::world_rank() == 0) {
@@ -335,11 +353,16 @@ TEST_CASE("output failures throw on every rank", "[io][mpi]") {
   const Field4D state = grid.allocate("state", 1);
   io_test::stamp(grid, state);
   const std::vector<stratus::GridVariable> vars = {{"u", "m/s", 0}};
+  const auto write = [&](stratus::GridSnapshotWriter& writer, long step) {
+    writer.set_background(background);
+    writer.write(state, vars, step, 0.0);
+    writer.finish();
+  };
 
   SECTION("directory under a regular file") {
     const std::string bad_dir = blocker + "/out";
     stratus::GridSnapshotWriter writer(decomp, grid, bad_dir, "snap", stratus::Provenance{});
-    REQUIRE_THROWS_WITH(writer.write(state, vars, 1, 0.0), Catch::Contains(bad_dir));
+    REQUIRE_THROWS_WITH(write(writer, 1), Catch::Contains(bad_dir));
   }
   SECTION("history file under a regular file") {
     const std::string bad_path = blocker + "/history.csv";
@@ -352,7 +375,7 @@ TEST_CASE("output failures throw on every rank", "[io][mpi]") {
     if (io_test::world_rank() == 0) fs::create_directories(squat);
     MPI_Barrier(MPI_COMM_WORLD);
     stratus::GridSnapshotWriter writer(decomp, grid, out, "snap", stratus::Provenance{});
-    REQUIRE_THROWS_WITH(writer.write(state, vars, 3, 0.0), Catch::Contains(squat));
+    REQUIRE_THROWS_WITH(write(writer, 3), Catch::Contains(squat));
   }
   SECTION("snapshot cannot be renamed into place") {
     // A non-empty directory at the final name makes rank 0's rename fail after a complete write.
@@ -364,7 +387,7 @@ TEST_CASE("output failures throw on every rank", "[io][mpi]") {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     stratus::GridSnapshotWriter writer(decomp, grid, out, "snap", stratus::Provenance{});
-    REQUIRE_THROWS_WITH(writer.write(state, vars, 4, 0.0), Catch::Contains(squat));
+    REQUIRE_THROWS_WITH(write(writer, 4), Catch::Contains(squat));
     std::vector<std::string> bad;
     if (io_test::world_rank() == 0 && !io_test::tmp_files(out).empty()) bad.push_back("temporary file left");
     REQUIRE(io_test::root_passed(bad));
@@ -384,6 +407,7 @@ TEST_CASE("snapshots keep no disk blocks beyond their end", "[io][mpi]") {
   const std::string plain = writer.write(state, vars, 1, 0.0);
   writer.set_compression(6);
   const std::string packed = writer.write(state, vars, 2, 0.1);
+  writer.finish();
   std::vector<std::string> bad;
   if (io_test::world_rank() == 0) {
     for (const auto& path : {plain, packed}) {
@@ -431,12 +455,14 @@ TEST_CASE("the series file lists each snapshot once, those from before a restart
     first.write(state, vars, 5, 0.5);
     first.write(state, vars, 5, 0.25);  // a rewrite replaces its frame
     first.write(state, vars, 10, 1.0);
+    first.finish();
     expect_series({{"000000", 0.0}, {"000005", 0.25}, {"000010", 1.0}});
   }
   stratus::GridSnapshotWriter second(decomp, grid, dir, "snap", stratus::Provenance{});
   second.resume_before(10);  // a restart at step 10 lists the earlier snapshots, read back from their files
   second.write(state, vars, 10, 1.1);
   second.write(state, vars, 15, 1.5);
+  second.finish();
   expect_series({{"000000", 0.0}, {"000005", 0.25}, {"000010", 1.1}, {"000015", 1.5}});
   const std::string report = io_test::joined(bad);
   INFO(report);

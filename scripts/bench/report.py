@@ -109,6 +109,8 @@ def main():
                 p = summarise(plain)
                 s["plain_write"] = p
                 s["fraction_of_plain_write"] = ratio(s["throughput"], p["throughput"])
+                if "writer_mbs" in s:  # written by a background thread: its own bandwidth too
+                    s["writer_fraction_of_plain_write"] = ratio(s["writer_mbs"], p["throughput"])
             entry["ranks"][str(r)] = s
         if kind == "hdf5":
             entry["fsync"] = {"snapshot_data": False, "plain_write": False, "snapshot_xmf_sidecars": False}
@@ -161,6 +163,9 @@ def print_table(rep):
                 p = s.get("plain_write", {}).get("throughput")
                 notes.append("%s MB in %s files; plain write %s MB/s; fraction %s" %
                              (g(s.get("mb")), g(s.get("files"), "%.0f"), g(p), g(s.get("fraction_of_plain_write"), "%.2f")))
+                if s.get("writer_mbs"):
+                    notes.append("background writer %s MB/s, fraction %s" %
+                                 (g(s["writer_mbs"]), g(s.get("writer_fraction_of_plain_write"), "%.2f")))
             elif s.get("bytes_per_update"):
                 notes.append("%s bytes/update, %s GB/s" % (g(s["bytes_per_update"]), g(s.get("gbs"))))
             last = int(r) == e.get("efficiency_ranks", [0, 0])[1]
@@ -170,8 +175,9 @@ def print_table(rep):
                          g(e.get("parallel_efficiency"), "%.2f") if last else "", "; ".join(notes)))
     print("# roof: the solver's own bytes per update at its rate, as a fraction of the triad of the same rank "
           "count; x LMP: Stratus / LAMMPS (in.lj as published: every 20 steps unchecked; checked: every step);")
-    print("# eff: per-core throughput at the most ranks over that at the fewest; hdf5 fraction: snapshot write "
-          "bandwidth over a plain write(2) of the same bytes (no fsync in either)")
+    print("# eff: per-core throughput at the most ranks over that at the fewest; hdf5 fraction: snapshot bytes "
+          "over the time the step loop waited for them, over a plain write(2) of the same bytes (no fsync in "
+          "either); with a background writer (run.background_output), also its own bandwidth")
     if rep["failed"]:
         print("# FAILED or incomplete: " + ", ".join(rep["failed"]))
 

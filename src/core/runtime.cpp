@@ -10,6 +10,8 @@
 #include <cufft.h>
 #endif
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -19,7 +21,6 @@
 #include <vector>
 #ifdef KOKKOS_ENABLE_OPENMP
 #include <omp.h>
-#include <sched.h>
 #endif
 
 #include "comm/grid_halo.hpp"
@@ -30,6 +31,31 @@
 namespace stratus {
 
 namespace {
+
+// The ranks on this process's node and the cores the job may use there (the union of those ranks'
+// affinity masks), and this rank's own mask size.
+struct NodeShare {
+  int ranks = 1, cores = 1, own = 1;
+};
+NodeShare node_share(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  NodeShare share;
+  MPI_Comm_size(node, &share.ranks);
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) {
+    const unsigned n = std::max(1U, std::thread::hardware_concurrency());
+    for (unsigned c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(c, &mine);
+  }
+  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof(cpu_set_t)), MPI_BYTE, MPI_BOR, node);
+  MPI_Comm_free(&node);
+  share.own = CPU_COUNT(&mine);
+  share.cores = CPU_COUNT(&all);
+  return share;
+}
+
+bool g_spare_core = false;
 
 #ifdef KOKKOS_ENABLE_OPENMP
 bool has_option(int argc, char** argv, const char* name) {  // name or name=...
@@ -44,37 +70,27 @@ bool has_option(int argc, char** argv, const char* name) {  // name or name=...
 // unset means: no binding), so that Kokkos does not print its four-line warning on every rank. Threads:
 // unless OMP_NUM_THREADS, KOKKOS_NUM_THREADS or --kokkos-threads / --threads say how many, each rank takes
 // its share of the cores the job may use on its node (the union of the ranks' affinity masks over the
-// ranks there, at least 1, at most its own mask) instead of every core. Returns the node's ranks and cores.
-std::pair<int, int> set_up_host_threads(MPI_Comm comm, int argc, char** argv) {
+// ranks there, at least 1, at most its own mask).
+void set_up_host_threads(const NodeShare& node, int argc, char** argv) {
   if (!std::getenv("OMP_PROC_BIND")) setenv("OMP_PROC_BIND", "false", 0);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
-  cpu_set_t mine, all;
-  CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0) {
-    const unsigned n = std::max(1U, std::thread::hardware_concurrency());
-    for (unsigned c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(c, &mine);
-  }
-  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof(cpu_set_t)), MPI_BYTE, MPI_BOR, node);
-  MPI_Comm_free(&node);
-  const int own = CPU_COUNT(&mine), cores = CPU_COUNT(&all);
   const bool given = std::getenv("OMP_NUM_THREADS") || std::getenv("KOKKOS_NUM_THREADS") ||
                      has_option(argc, argv, "--kokkos-threads") || has_option(argc, argv, "--threads");
-  if (!given) omp_set_num_threads(std::max(1, std::min(own, cores / node_ranks)));
-  return {node_ranks, cores};
+  if (!given) omp_set_num_threads(std::max(1, std::min(node.own, node.cores / node.ranks)));
 }
 #endif
 
 }  // namespace
+
+bool node_has_spare_core() { return g_spare_core; }
 
 Runtime::Runtime(int& argc, char**& argv) {
   int init = 0;
   MPI_Initialized(&init);
   if (!init) {
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    // MULTIPLE lets grid snapshots be written by a background thread on a communicator of their own
+    // (io/grid_output.hpp); with less, they are written in the step loop.
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     own_mpi_ = true;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -103,8 +119,10 @@ Runtime::Runtime(int& argc, char**& argv) {
       std::cerr << "stratus: error: " << (size_ > 1 ? "rank " + std::to_string(rank_) + ": " : "") << why << std::endl;
     return;
   }
+  const NodeShare node = node_share(MPI_COMM_WORLD);
+  const int node_ranks = node.ranks, cores = node.cores;
 #ifdef KOKKOS_ENABLE_OPENMP
-  const auto [node_ranks, cores] = set_up_host_threads(MPI_COMM_WORLD, argc, argv);
+  set_up_host_threads(node, argc, argv);
 #endif
   // Kokkos 3.4 takes a plain --help as its own and prints its options: it sees a stand-in, put back after.
   static char stand_in[] = "--stratus-help-stand-in";
@@ -116,6 +134,10 @@ Runtime::Runtime(int& argc, char**& argv) {
   for (int i = 1; i < argc; ++i)
     if (argv[i] == stand_in) argv[i] = help;
   host_threads_ = Kokkos::DefaultHostExecutionSpace().concurrency();
+  // A core beyond the ranks' host threads on every node: room for a background thread (grid snapshots).
+  int spare = node_ranks * host_threads_ < cores ? 1 : 0, all_spare = 0;
+  MPI_Allreduce(&spare, &all_spare, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  g_spare_core = all_spare == 1;
 #ifdef KOKKOS_ENABLE_OPENMP
   // One warning, from rank 0, when some node runs more threads than it has cores.
   int over = node_ranks * host_threads_ > cores ? 1 : 0, any = 0;

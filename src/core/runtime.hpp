@@ -41,6 +41,11 @@ class Runtime {
   int host_threads_ = 1;
 };
 
+/// Whether every node of the job has a core beyond its ranks' host threads (ranks per node x host threads <
+/// the cores the job may use there), the same on every rank; false before a Runtime has started Kokkos.
+/// A background thread that would otherwise take a core from the kernels runs only then by default.
+bool node_has_spare_core();
+
 /// Human-readable versions of everything this build links, one item per line (for `stratus info`).
 std::string build_info();
 

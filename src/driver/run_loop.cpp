@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/log.hpp"
+#include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "driver/run_control.hpp"
 #include "driver/run_report.hpp"
@@ -281,6 +282,8 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   double own_bytes = 0.0, own_seconds = 0.0;  // the simulation's own snapshot output (trajectories)
   auto snapshot = [&]() {
     ScopedPhase phase(Phase::snapshots);
+    // No other HDF5 call while a grid snapshot is in flight; the writer would wait for it next anyway.
+    if (writer) writer->finish();
     const double t0 = MPI_Wtime();
     try {
       own_bytes += sim.write_snapshot(clock, rp.output_dir, rp.name);
@@ -295,10 +298,17 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     if (!writer) {
       writer = std::make_unique<GridSnapshotWriter>(*fields->decomp, fields->grid, rp.output_dir, rp.name, prov);
       writer->set_compression(rp.compression);
+      writer->set_background(rp.background_output == "on" || (rp.background_output == "auto" && node_has_spare_core()));
       if (resume_step >= 0) writer->resume_before(resume_step);
     }
     const std::string path = writer->write(fields->data, fields->vars, clock.step, clock.time);
     log::debug("wrote " + path);
+  };
+  // Every snapshot in place: before a checkpoint (HDF5 calls are never concurrent), and at the end.
+  auto writer_finish = [&]() {
+    if (!writer) return;
+    ScopedPhase phase(Phase::snapshots);
+    writer->finish();
   };
   std::unique_ptr<HistoryTable> history;
   auto record = [&](double dt) {
@@ -323,6 +333,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   auto diverged = [&](const std::string& what, bool nonfinite) {
     std::string where = nonfinite ? sim.locate_nonfinite() : std::string();
     snapshot();
+    writer_finish();
     throw CollectiveError("the run diverged at step " + std::to_string(clock.step) + ", time " + fmt(clock.time, 10) +
                           " " + sim.time_unit() + ": " + what +
                           (where.empty() ? "" : "; first non-finite value: " + where) +
@@ -374,6 +385,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
         last_snapshot = clock.step;
       }
       if (rp.checkpoint_every > 0 && clock.step % rp.checkpoint_every == 0) {
+        writer_finish();
         write_checkpoint(sim, clock, deck, rp, comm, size, control);
         last_checkpoint = clock.step;
       }
@@ -399,6 +411,7 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
     loop_end = MPI_Wtime();
     if (clock.step % rp.history_every != 0) check_finite(record(last_dt));
     if (last_snapshot != clock.step) snapshot();
+    writer_finish();
     // A run stopped early always leaves a checkpoint to continue from; a complete one when it keeps them.
     if ((status == RunStatus::interrupted || rp.checkpoint_every > 0) && last_checkpoint != clock.step)
       write_checkpoint(sim, clock, deck, rp, comm, size, control);
@@ -432,7 +445,10 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
        << fmt(own_bytes / 1e6 / own_seconds, 4) << " MB/s) to " << rp.output_dir << "\n";
   if (writer && writer->seconds() > 0.0)
     os << "output: " << fmt(writer->bytes_written() / 1e6, 4) << " MB of fields in " << fmt(writer->seconds(), 3)
-       << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir << "\n";
+       << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir
+       << (writer->background() ? "; written by a background thread in " + fmt(writer->background_seconds(), 3) + " s"
+                                : std::string())
+       << "\n";
   const double report_t0 = MPI_Wtime();
   os << report.write(progress, static_cast<int>(status), reason, "");
   log::info(os.str());

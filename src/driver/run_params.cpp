@@ -61,6 +61,12 @@ void RunParams::bind(B& o, const std::vector<std::string>& physics) {
       .at_least(0)
       .at_most(9)
       .may_change_on_restart();
+  o.string(&RunParams::background_output, "run.background_output", "auto", "",
+           "grid snapshots written by a background thread while the run steps on: auto (where every node has a "
+           "core beyond its ranks' threads), on, off (written in the step loop). Needs an MPI with "
+           "MPI_THREAD_MULTIPLE; without one, off")
+      .one_of({"auto", "on", "off"})
+      .may_change_on_restart();
   o.integer(&RunParams::stop_grace, "run.stop_grace", 300, "s",
             "after a stop signal (SIGTERM/SIGINT/SIGUSR1), seconds allowed to reach the next step and write the "
             "final output before the process exits without it (a rank stuck in I/O or communication); 0: no "

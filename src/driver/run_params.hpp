@@ -28,6 +28,7 @@ struct RunParams {
   long history_every{};          // steps between history rows
   long snapshot_every{};         // steps between snapshots; 0 = first and last only
   int compression{};             // deflate level of grid snapshots (0: off)
+  std::string background_output;  // grid snapshots by a background thread: auto, on, off
   long checkpoint_every{};       // steps between checkpoints; 0 = none
   int checkpoint_keep{};         // checkpoints of the run kept on disk (older ones are deleted)
   long progress_every{};         // steps between progress lines; 0 = about 20 lines per run

@@ -8,6 +8,10 @@
 // and VisIt open directly. XDMF files are rewritten atomically (temporary name, then rename). Nothing is
 // fsynced: a kill never leaves a partial file under a final name, a power loss may lose recent snapshots
 // (docs/output.md, "Durability").
+// By default write() returns once the cells are packed and on the host: a background thread writes the
+// file while the run steps on (needs MPI_THREAD_MULTIPLE; it uses a duplicate of the communicator), and
+// the next write() or finish() waits for it. No HDF5 call may be made elsewhere in the process while a
+// snapshot is in flight: call finish() first (the run loop does, before checkpoints).
 // This module does not decide when to write; the run loop does.
 #pragma once
 #include <mpi.h>
@@ -21,6 +25,7 @@
 #include "core/types.hpp"
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
+#include "io/background_jobs.hpp"
 
 namespace stratus {
 
@@ -48,13 +53,23 @@ class GridSnapshotWriter {
   ~GridSnapshotWriter();
 
   /// Collective. Writes the owned cells of the listed variables of `state` (a field laid out on the local
-  /// grid, ghosts included) at (step, time); returns the path of the .h5 file.
+  /// grid, ghosts included) at (step, time); returns the path of the .h5 file. In the background (the
+  /// default where MPI allows it) the file and its sidecars are in place only after the next write() or
+  /// finish(), which throw the error of a snapshot that failed; `state` may change as soon as this returns.
   std::string write(const Field4D& state, const std::vector<GridVariable>& vars, long step, double time);
+  /// Collective. Returns when every snapshot handed to write() is in place; throws if one failed.
+  void finish();
+  /// Whether snapshots are written by a background thread. `set_background(false)` writes them in write()
+  /// itself; `true` only takes effect where MPI provides MPI_THREAD_MULTIPLE. Collective.
+  void set_background(bool on);
+  bool background() const { return background_; }
 
-  /// Totals over this writer's life on this rank: bytes of field data written by all ranks, and seconds
-  /// spent in write() (for the output-bandwidth line of the run summary).
+  /// Totals over this writer's life on this rank: bytes of field data written by all ranks, seconds the
+  /// caller spent in write() and finish() (for the output-bandwidth line of the run summary), and seconds
+  /// the background thread spent writing.
   double bytes_written() const { return bytes_; }
   double seconds() const { return seconds_; }
+  double background_seconds() { return jobs_.busy_seconds(); }
   /// Compresses the field datasets (shuffle + deflate at this level, 1..9; 0 = off, the default), one
   /// chunk per rank's block. Readers need nothing special (HDF5 decompresses transparently).
   void set_compression(int level) { deflate_ = level; }
@@ -63,7 +78,11 @@ class GridSnapshotWriter {
   void resume_before(long step);
 
  private:
+  // Everything of a write after the packing: file, rename, sidecars (on the background thread, if any).
+  void store(const double* packed, const std::vector<GridVariable>& vars, long step, double time, int deflate);
+
   const CartDecomp& decomp_;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // a duplicate of decomp_.comm(), for the writer's own collectives
   LocalGrid grid_;
   std::string dir_, prefix_;
   Provenance prov_;
@@ -79,6 +98,8 @@ class GridSnapshotWriter {
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
   StagedBuffers staging_{"grid_output"};  // the written cells, packed on the device, and their host copy
+  bool background_ = false;
+  BackgroundJobs jobs_;  // declared last: destroyed first, waiting for a snapshot in flight
 };
 
 /// The per-run history table: a CSV with a header row and one row per append(), written and flushed by

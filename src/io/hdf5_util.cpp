@@ -4,14 +4,18 @@
 // h5dump and h5py both read as plain text). Nothing here opens files or touches MPI.
 #include "io/hdf5_util.hpp"
 
+#include <atomic>
+
 #include "core/error.hpp"
 
 namespace stratus::h5 {
 
 namespace {
-int g_output_files = 0;
-bool g_failed = false;     // an HDF5 call failed while an output file was open
-bool g_abandoned = false;  // a handle was left open because of that
+// Atomic: a grid snapshot may be written on a background thread (io/background_jobs.hpp) while the main
+// thread asks whether HDF5 was abandoned; HDF5 calls themselves are never concurrent.
+std::atomic<int> g_output_files{0};
+std::atomic<bool> g_failed{false};     // an HDF5 call failed while an output file was open
+std::atomic<bool> g_abandoned{false};  // a handle was left open because of that
 
 [[noreturn]] void fail(const std::string& what) {
   detail::note_failure();
