@@ -27,8 +27,10 @@ struct FaceStencil {
 /// so do the viscous fluxes (free slip, no heat flux): mass is conserved to round-off. hv =
 /// fv::hyperviscosity(beta, dx, dt). Both cells sharing a face evaluate it from the same operands in the
 /// same order, so the update is conservative to the last bit. With V false the v momentum is taken as 0
-/// and not read (x-z runs whose v is 0 everywhere: it then stays 0) and F[kVmom] = 0.
-template <bool V, int D>
+/// and not read (x-z runs whose v is 0 everywhere: it then stays 0) and F[kVmom] = 0. With Visc false the
+/// viscous and diffusive terms are compiled out (callers whose nu and kappa are 0: the same bits, and the
+/// face loops of the line kernels keep their operands in registers).
+template <bool V, int D, bool Visc = true>
 KOKKOS_FORCEINLINE_FUNCTION void face_flux(const FaceStencil& st, double hr, double hrt, double hp, bool wall,
                                            double hv, double nu, double kappa, double inv_dx, double F[kEulerVars]) {
   double vals[kEulerVars] = {}, d3[kEulerVars] = {};
@@ -51,7 +53,7 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const FaceStencil& st, double hr, dou
   F[kVmom] = V ? r * un * vv + (D == 1 ? p : 0.0) + d3[kVmom] : 0.0;
   F[kWmom] = r * un * w + (D == 2 ? p : 0.0) + d3[kWmom];
   F[kRhot] = r * un * t + d3[kRhot];
-  if ((nu > 0.0 || kappa > 0.0) && !wall) {  // constant viscosity and diffusivity: rho nu grad(u), rho kappa grad(theta)
+  if (Visc && (nu > 0.0 || kappa > 0.0) && !wall) {  // constant viscosity and diffusivity: rho nu grad(u), rho kappa grad(theta)
     double c[4][4];                            // u, v, w, theta in the four stencil cells
     for (int m = 0; m < 4; ++m) {
       const double rc = st.q[kDens][m] + st.hc[m];

@@ -36,7 +36,7 @@ struct EulerStageArgs {
 
 // Along x: a task per run of cells of one row. Rows are addressed through plain pointers so that the
 // compiler sees unit strides and vectorises the face and update loops.
-template <bool V>
+template <bool V, bool Visc>
 void euler_stage_x(const EulerStageArgs& a) {
   const Field4D init = a.init, s = a.s, out = a.out;
   const auto hc = a.hc, htc = a.htc;
@@ -61,7 +61,7 @@ void euler_stage_x(const EulerStageArgs& a) {
             st.htc[l] = hrt;
           }
           double f[kEulerVars];
-          euler_flux::face_flux<V, 0>(st, hr, hrt, 0.0, false, hv, nu, kappa, inv_dx, f);
+          euler_flux::face_flux<V, 0, Visc>(st, hr, hrt, 0.0, false, hv, nu, kappa, inv_dx, f);
           for (int v = 0; v < kEulerVars; ++v)
             if (V || v != kVmom) F[v][q] = f[v];
         }
@@ -77,7 +77,7 @@ void euler_stage_x(const EulerStageArgs& a) {
 
 // Along y (D = 1) or z (D = 2): a task per run of cells along x, walking up the line level by level and
 // carrying the fluxes of the face below.
-template <bool V, int D>
+template <bool V, int D, bool Visc>
 struct EulerLineFaces {
   Field4D s;
   Kokkos::View<double*, MemSpace> hc, htc, hi, hti, hpi;
@@ -110,19 +110,19 @@ struct EulerLineFaces {
         st.htc[b] = htcs[b];
       }
       double f[kEulerVars];
-      euler_flux::face_flux<V, D>(st, hr, hrt, hp, Wall, hv, nu, kappa, inv_dx, f);
+      euler_flux::face_flux<V, D, Visc>(st, hr, hrt, hp, Wall, hv, nu, kappa, inv_dx, f);
       for (int v = 0; v < kEulerVars; ++v)
         if (V || v != kVmom) F[v][q] = f[v];
     }
   }
 };
 
-template <bool V, int D>
+template <bool V, int D, bool Visc>
 void euler_stage_line(const EulerStageArgs& a) {
   const Field4D init = a.init, s = a.s, out = a.out;
   const LocalGrid g = a.g;
   const double dt = a.dt, inv_dx = a.inv_dx;
-  const EulerLineFaces<V, D> faces{s, a.hc, a.htc, a.hi, a.hti, a.hpi, a.hv, a.nu, a.kappa, a.inv_dx, a.kw_lo, a.kw_hi};
+  const EulerLineFaces<V, D, Visc> faces{s, a.hc, a.htc, a.hi, a.hti, a.hpi, a.hv, a.nu, a.kappa, a.inv_dx, a.kw_lo, a.kw_hi};
   const int nx = g.n[0], runs = (nx + kChunk - 1) / kChunk;
   const int across = D == 2 ? g.n[1] : g.n[2];  // the other transverse direction
   Kokkos::parallel_for(
@@ -153,6 +153,22 @@ void euler_stage_line(const EulerStageArgs& a) {
           }
         }
       });
+}
+
+template <bool Visc>
+void line_stage(const EulerStageArgs& a, int dir, bool v_active) {
+  if (dir == 0) {
+    if (v_active)
+      euler_stage_x<true, Visc>(a);
+    else
+      euler_stage_x<false, Visc>(a);
+  } else if (dir == 1) {
+    euler_stage_line<true, 1, Visc>(a);  // a y sweep only exists in 3D, where v is prognostic
+  } else if (v_active) {
+    euler_stage_line<true, 2, Visc>(a);
+  } else {
+    euler_stage_line<false, 2, Visc>(a);
+  }
 }
 
 #endif
@@ -212,18 +228,11 @@ void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& ou
                      1.0 / g.dx[dir],
                      g.offset[2] == 0 ? g.ng[2] : -1,
                      g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1};
-    if (dir == 0) {
-      if (v_active)
-        euler_stage_x<true>(a);
-      else
-        euler_stage_x<false>(a);
-    } else if (dir == 1) {
-      euler_stage_line<true, 1>(a);  // a y sweep only exists in 3D, where v is prognostic
-    } else if (v_active) {
-      euler_stage_line<true, 2>(a);
-    } else {
-      euler_stage_line<false, 2>(a);
-    }
+    // Without viscosity and diffusivity (the common case) the kernels carry no viscous terms.
+    if (p_.nu > 0.0 || p_.kappa > 0.0)
+      line_stage<true>(a, dir, v_active);
+    else
+      line_stage<false>(a, dir, v_active);
     return;
   }
 #endif
