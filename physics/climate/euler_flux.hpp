@@ -53,7 +53,8 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const FaceStencil& st, double hr, dou
   F[kVmom] = V ? r * un * vv + (D == 1 ? p : 0.0) + d3[kVmom] : 0.0;
   F[kWmom] = r * un * w + (D == 2 ? p : 0.0) + d3[kWmom];
   F[kRhot] = r * un * t + d3[kRhot];
-  if (Visc && (nu > 0.0 || kappa > 0.0) && !wall) {  // constant viscosity and diffusivity: rho nu grad(u), rho kappa grad(theta)
+  if (Visc && (nu > 0.0 || kappa > 0.0) &&
+      !wall) {  // constant viscosity and diffusivity: rho nu grad(u), rho kappa grad(theta)
     double c[4][4];                            // u, v, w, theta in the four stencil cells
     for (int m = 0; m < 4; ++m) {
       const double rc = st.q[kDens][m] + st.hc[m];

@@ -21,7 +21,8 @@ using namespace euler_const;
 
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)  // line kernels: CPUs only
 namespace {
-constexpr int kChunk = 128;  // cells per run: the face fluxes of a run (5 x 129 doubles) stay in L1 with the stencil rows
+// Cells per run: the face fluxes of a run (5 x 129 doubles) stay in L1 with the stencil rows.
+constexpr int kChunk = 128;
 using Flat = Kokkos::RangePolicy<ExecSpace>;
 }  // namespace
 
@@ -122,7 +123,8 @@ void euler_stage_line(const EulerStageArgs& a) {
   const Field4D init = a.init, s = a.s, out = a.out;
   const LocalGrid g = a.g;
   const double dt = a.dt, inv_dx = a.inv_dx;
-  const EulerLineFaces<V, D, Visc> faces{s, a.hc, a.htc, a.hi, a.hti, a.hpi, a.hv, a.nu, a.kappa, a.inv_dx, a.kw_lo, a.kw_hi};
+  const EulerLineFaces<V, D, Visc> faces{s,    a.hc, a.htc,   a.hi,     a.hti,   a.hpi,
+                                         a.hv, a.nu, a.kappa, a.inv_dx, a.kw_lo, a.kw_hi};
   const int nx = g.n[0], runs = (nx + kChunk - 1) / kChunk;
   const int across = D == 2 ? g.n[1] : g.n[2];  // the other transverse direction
   Kokkos::parallel_for(
