@@ -78,11 +78,13 @@ void Euler::set_initial_state() {
   const int nk = grid_.extent(2);
   hy_dens_cell_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_cell", nk);
   hy_dens_theta_cell_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_theta_cell", nk);
+  hy_pressure_cell_ = Kokkos::View<double*, MemSpace>("euler::hy_pressure_cell", nk);
   hy_dens_int_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_int", nk + 1);
   hy_dens_theta_int_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_theta_int", nk + 1);
   hy_pressure_int_ = Kokkos::View<double*, MemSpace>("euler::hy_pressure_int", nk + 1);
   auto hc = Kokkos::create_mirror_view(hy_dens_cell_);
   auto htc = Kokkos::create_mirror_view(hy_dens_theta_cell_);
+  auto hpc = Kokkos::create_mirror_view(hy_pressure_cell_);
   auto hi = Kokkos::create_mirror_view(hy_dens_int_);
   auto hti = Kokkos::create_mirror_view(hy_dens_theta_int_);
   auto hpi = Kokkos::create_mirror_view(hy_pressure_int_);
@@ -96,6 +98,7 @@ void Euler::set_initial_state() {
       hc(k) += hr * kQw[q];
       htc(k) += hr * ht * kQw[q];
     }
+    hpc(k) = euler_flux::pressure(htc(k));
   }
   for (int k = 0; k <= nk; ++k) {
     double hr, ht;
@@ -106,6 +109,7 @@ void Euler::set_initial_state() {
   }
   Kokkos::deep_copy(hy_dens_cell_, hc);
   Kokkos::deep_copy(hy_dens_theta_cell_, htc);
+  Kokkos::deep_copy(hy_pressure_cell_, hpc);
   Kokkos::deep_copy(hy_dens_int_, hi);
   Kokkos::deep_copy(hy_dens_theta_int_, hti);
   Kokkos::deep_copy(hy_pressure_int_, hpi);

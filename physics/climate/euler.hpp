@@ -92,10 +92,11 @@ class Euler : public GridPhysics {
   // the state was set (initial state, restart): in an x-z run a v that is 0 everywhere stays exactly 0
   // (no y fluxes, no source), so the check need not run (a reduction and a host wait) every step.
   int v_active_ = -1;
-  // Hydrostatic background, by array index along z (ghosts included): cell averages, and at the face
-  // below cell k (index k; the face above the last cell is index extent(2)).
-  Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_dens_int_, hy_dens_theta_int_,
-      hy_pressure_int_;
+  // Hydrostatic background, by array index along z (ghosts included): cell averages (and the pressure
+  // of the cell-average rho theta, which the horizontal fluxes subtract), and at the face below cell k
+  // (index k; the face above the last cell is index extent(2)).
+  Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_pressure_cell_, hy_dens_int_,
+      hy_dens_theta_int_, hy_pressure_int_;
 };
 
 }  // namespace stratus::climate

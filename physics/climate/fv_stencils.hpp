@@ -5,9 +5,10 @@
 
 namespace stratus::climate::fv {
 
-/// 4th-order value at the face between s1 and s2 from the cell averages s0, s1, s2, s3.
+/// 4th-order value at the face between s1 and s2 from the cell averages s0, s1, s2, s3 (times the rounded
+/// 1/12: a multiplication, where a division would cost a face loop several times as much).
 KOKKOS_INLINE_FUNCTION double face_value4(double s0, double s1, double s2, double s3) {
-  return (-s0 + 7.0 * s1 + 7.0 * s2 - s3) / 12.0;
+  return (-s0 + 7.0 * s1 + 7.0 * s2 - s3) * (1.0 / 12.0);
 }
 
 /// Third difference across the face (dx^3 times the third derivative at the face).
