@@ -299,6 +299,23 @@ TEST_CASE("snapshots hold the global field whatever the rank count", "[io][mpi]"
   SECTION("2D") {
     io_test::snapshot_case(Case{"2d", Int3{16, 1, 8}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}}, background);
   }
+  // Split along x: each rank's cells reach the file through the rank that writes their z-planes, whose
+  // number need not divide evenly (7 planes over 2 or 4 ranks).
+  SECTION("2D split in x") {
+    const int n = io_test::world_size();
+    io_test::snapshot_case(Case{"2d_x", Int3{16, 1, 7}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}, Int3{n, 1, 1}},
+                           background);
+  }
+  SECTION("3D split in x, fewer planes than ranks at 4") {
+    // At 4 ranks 3 planes cannot go one a rank: the ranks' interleaved parts go to MPI-IO as they are.
+    const int n = io_test::world_size();
+    io_test::snapshot_case(Case{"3d_x", Int3{8, 4, 3}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 1.0}, Int3{n, 1, 1}},
+                           background);
+  }
+  SECTION("planes larger than a write piece (512 KiB)") {
+    // 300 x 240 cells a plane: written as pieces of rows; at 2 ranks routed, at 4 (3 planes) interleaved.
+    io_test::snapshot_case(Case{"3d_wide", Int3{300, 240, 3}, Real3{0.0, 0.0, 0.0}, Real3{3.0, 2.4, 0.3}}, background);
+  }
   SECTION("1D") {
     io_test::snapshot_case(Case{"1d", Int3{24, 1, 1}, Real3{0.0, 0.0, 0.0}, Real3{0.3, 1.0, 1.0}}, background);
   }

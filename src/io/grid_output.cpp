@@ -4,7 +4,8 @@
 // renames, the history file) are broadcast before anyone throws, so a failure raises the same Error on
 // every rank instead of leaving the others waiting in a collective. HDF5 failures inside collective
 // calls are assumed to occur on every rank alike, as parallel HDF5 itself assumes. This file does not
-// decide when to write, and it reads nothing back.
+// decide when to write, and it reads nothing back; io/grid_file.cpp lays out the file, io/plane_route.cpp
+// regroups the cells of a grid split along x or y into whole z-planes per rank.
 //
 // Durability: nothing here calls fsync, neither on the .h5 nor on its XDMF files. The rename is what
 // keeps a kill or crash of the run from leaving a partial file under a final name; only a power loss or
@@ -29,20 +30,16 @@
 #include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
-#include "io/cf_grid.hpp"
-#include "io/h5_parallel.hpp"
+#include "io/grid_file.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/space.hpp"
 #include "io/xdmf.hpp"
-#include "stratus/version.hpp"
 
 namespace stratus {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kLayout = "cell-centred, dataset index order (z, y, x)";
 
 std::string step_tag(long step) {
   std::ostringstream os;
@@ -88,88 +85,6 @@ void check_request(const LocalGrid& g, const Field4D& state, const std::vector<G
   }
 }
 
-void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid& g, const Provenance& prov, long step,
-                           double time) {
-  h5::write_attribute_f64(file, "time", time);
-  h5::write_attribute_i64(file, "step", static_cast<std::int64_t>(step));
-  h5::write_attribute(file, "stratus_version", kVersion);
-  h5::write_attribute(file, "git_hash", kGitHash);
-  h5::write_attribute(file, "physics", prov.physics);
-  h5::write_attribute(file, "deck", prov.deck_text);
-  h5::write_attribute(file, "resolved_deck", prov.resolved_deck);
-  h5::write_attribute_i32(file, "nranks", decomp.size());
-  h5::write_attribute_i32(file, "decomposition", decomp.dims().data(), 3);
-  h5::write_attribute_i32(file, "global_cells", g.global_n.data(), 3);
-  h5::write_attribute_f64(file, "origin", g.lo.data(), 3);
-  h5::write_attribute_f64(file, "spacing", g.dx.data(), 3);
-  h5::write_attribute(file, "length_unit", prov.length_unit);
-  h5::write_attribute(file, "time_unit", prov.time_unit);
-  h5::write_attribute(file, "layout", kLayout);
-}
-
-void write_hdf5(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
-                const Provenance& prov, const double* packed, const std::vector<GridVariable>& vars, long step,
-                double time, int deflate) {
-  h5::File file = h5::open_parallel(comm, path, true, "HDF5");
-  write_root_attributes(file.get(), decomp, g, prov, step, time);
-  h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
-  h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
-  CfCoordinates coords =
-      write_cf_coordinates(file.get(), g, prov.length_unit, prov.time_unit, time, dxpl.get(), decomp.rank() == 0);
-
-  h5::Group fields(H5Gcreate2(file.get(), "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                   "create group /fields in '" + path + "'");
-  const hsize_t global[3] = {static_cast<hsize_t>(g.global_n[2]), static_cast<hsize_t>(g.global_n[1]),
-                             static_cast<hsize_t>(g.global_n[0])};
-  const hsize_t start[3] = {static_cast<hsize_t>(g.offset[2]), static_cast<hsize_t>(g.offset[1]),
-                            static_cast<hsize_t>(g.offset[0])};
-  const hsize_t count[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]), static_cast<hsize_t>(g.n[0])};
-  h5::Dataspace filespace(H5Screate_simple(3, global, nullptr), "create file dataspace");
-  h5::Dataspace memspace(H5Screate_simple(3, count, nullptr), "create memory dataspace");
-  const bool empty = g.owned_cells() == 0;
-  if (empty) {
-    // A rank without cells still takes part in every collective call, with nothing selected.
-    h5::check_status(H5Sselect_none(filespace.get()), "select nothing in file dataspace");
-    h5::check_status(H5Sselect_none(memspace.get()), "select nothing in memory dataspace");
-  } else {
-    h5::check_status(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                     "select hyperslab");
-  }
-
-  // Every cell is written, so filling the datasets first would only double the I/O.
-  h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
-  h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values");
-  if (deflate > 0) {
-    // One chunk per rank's block (blocks are equal), so each rank compresses and writes its own chunk;
-    // byte shuffling first makes doubles compress far better.
-    const Int3 b = decomp.local_cells();  // the same on every rank, as parallel HDF5 requires
-    const hsize_t chunk[3] = {static_cast<hsize_t>(b[2]), static_cast<hsize_t>(b[1]), static_cast<hsize_t>(b[0])};
-    h5::check_status(H5Pset_chunk(dcpl.get(), 3, chunk), "set chunk dimensions");
-    h5::check_status(H5Pset_shuffle(dcpl.get()), "enable the shuffle filter");
-    h5::check_status(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate)), "enable deflate");
-  }
-
-  double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
-  const double* p = packed;
-  for (const auto& v : vars) {
-    const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
-    h5::Dataset ds(
-        H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-        "create " + what);
-    h5::check_status(
-        H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : p),
-        "write " + what);
-    h5::write_attribute(ds.get(), "unit", v.unit);
-    describe_cf_field(file.get(), ds.get(), "/fields/" + v.name, v, coords);
-    ds.close("close " + what);
-    p += g.owned_cells();
-  }
-  for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time})
-    c->close("close a coordinate in '" + path + "'");
-  fields.close("close group /fields in '" + path + "'");
-  file.close("close '" + path + "'");
-}
-
 /// The owned cells of each listed variable of state, one block of g.owned_cells() after another in the
 /// files' order (x fastest), into out: a kernel per variable, so that only these bytes leave the device.
 /// Row-wise on CPUs (for_each_cell): a flat index split by divisions cost 2.3 ms per 3.8 MB snapshot.
@@ -192,7 +107,12 @@ void pack_owned_cells(const Field4D& state, const LocalGrid& g, const std::vecto
 
 GridSnapshotWriter::GridSnapshotWriter(const CartDecomp& decomp, const LocalGrid& grid, std::string dir,
                                        std::string prefix, Provenance prov)
-    : decomp_(decomp), grid_(grid), dir_(std::move(dir)), prefix_(std::move(prefix)), prov_(std::move(prov)) {
+    : decomp_(decomp),
+      grid_(grid),
+      route_(decomp.comm(), grid.global_n, WriteBox{grid.offset, grid.n}),
+      dir_(std::move(dir)),
+      prefix_(std::move(prefix)),
+      prov_(std::move(prov)) {
   if (dir_.empty()) dir_ = ".";
   STRATUS_REQUIRE(!prefix_.empty() && prefix_.find('/') == std::string::npos,
                   "grid output: invalid file prefix '" << prefix_ << "'");
@@ -320,7 +240,14 @@ void GridSnapshotWriter::store(const double* packed_cells, const std::vector<Gri
                             static_cast<double>(prov_.deck_text.size() + prov_.resolved_deck.size());
   reserve_in_file(comm, tmp_path, file_bytes);
   try {
-    write_hdf5(comm, tmp_path, decomp_, grid_, prov_, packed_cells, vars, step, time, deflate);
+    // Uncompressed, every rank writes whole z-planes: its own, or those the route gives it. (A compressed
+    // file has one chunk per rank's block, written by HDF5's collective chunk writes.)
+    const bool route = deflate == 0 && route_.active();
+    const double* cells = route ? route_.route(comm, packed_cells, static_cast<int>(vars.size())) : packed_cells;
+    const WriteBox own{grid_.offset, grid_.n};
+    const bool ranges = deflate == 0 && (route || (grid_.n[0] == grid_.global_n[0] && grid_.n[1] == grid_.global_n[1]));
+    write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, route ? route_.write_box() : own, ranges, vars, step,
+                    time, deflate);
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);

@@ -26,6 +26,7 @@
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
 #include "io/background_jobs.hpp"
+#include "io/plane_route.hpp"
 
 namespace stratus {
 
@@ -84,6 +85,7 @@ class GridSnapshotWriter {
   const CartDecomp& decomp_;
   MPI_Comm comm_ = MPI_COMM_NULL;  // a duplicate of decomp_.comm(), for the writer's own collectives
   LocalGrid grid_;
+  PlaneRoute route_;  // whole z-planes for each rank to write, where the decomposition splits x or y
   std::string dir_, prefix_;
   Provenance prov_;
   struct Frame {

@@ -11,8 +11,21 @@
 
 namespace stratus::h5 {
 
+/// How the ranks' parts of the file's raw data lie.
+enum class FileBlocks {
+  /// Interleaved in the file (a rank's part of a dataset is many runs): MPI-IO's collective buffering
+  /// gathers them to aggregator ranks, which write large runs.
+  interleaved,
+  /// One contiguous range per rank and dataset (a grid split only along its slowest axis): every rank
+  /// writes its own range (ROMIO's hint romio_cb_write = disable) instead of sending it to the one
+  /// aggregator of its node; 2D Euler 2048 x 1024 at 2 ranks wrote 310-360 MB/s through the aggregator,
+  /// 800-840 MB/s so.
+  contiguous,
+};
+
 /// Collective. Creates (truncates, create = true) or opens for writing `path`; `kind` names the file
 /// in errors ("HDF5", "H5MD"). Every rank throws the same Error if any rank failed.
-File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind);
+File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind,
+                   FileBlocks blocks = FileBlocks::interleaved);
 
 }  // namespace stratus::h5
