@@ -78,6 +78,7 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
     while (m < links_.size() && links_[m].send_tag != links_[n].recv_tag) ++m;
     STRATUS_REQUIRE(m < links_.size() && links_[m].cells == links_[n].cells, "halo: a self link has no opposite");
     self_src_host_.push_back(offset_[m]);
+    self_opposite_.push_back(static_cast<int>(m));
   }
   self_src_ = Kokkos::View<long long*, MemSpace>("halo::self_src", self_src_host_.size());
   Kokkos::deep_copy(self_src_,
@@ -155,6 +156,15 @@ void pack_box(const Field4D& f, const int* lo, const int* hi, long long offset, 
       "halo::pack", static_cast<int>(f.extent(0)), bx, by, bz, KOKKOS_LAMBDA(int v, int k, int j, int i) {
         buf(offset + ((static_cast<long long>(v) * bz + k) * by + j) * bx + i) = f(v, z0 + k, y0 + j, x0 + i);
       });
+}
+
+// The box of every variable of f at `from` copied to the box of the same extents n at `to` (a self link:
+// the opposite link's owned cells straight into this one's ghosts, no buffer).
+void copy_box(const Field4D& f, const int* from, const int* to, const int* n) {
+  const int fx = from[0], fy = from[1], fz = from[2], tx = to[0], ty = to[1], tz = to[2];
+  for_each_box_cell(
+      "halo::self_box", static_cast<int>(f.extent(0)), n[0], n[1], n[2],
+      KOKKOS_LAMBDA(int v, int k, int j, int i) { f(v, tz + k, ty + j, tx + i) = f(v, fz + k, fy + j, fx + i); });
 }
 
 // The inverse of pack_box; with add the values are summed into f instead of overwriting it.
@@ -259,7 +269,8 @@ void GridHalo::post(int nvar, bool reverse) {
 
 // The receive slices of the self links from the send slices of their opposite links: one kernel on a GPU
 // (26 launches would cost more than the copies), a memcpy per link on a CPU (the kernel's per-entry link
-// search made a 64^3 exchange take 205 us instead of 117).
+// search made a 64^3 exchange take 205 us instead of 117). A CPU exchange copies its self links straight
+// from owned cells to ghosts instead (start()); scatter_add still goes through the buffers.
 void GridHalo::copy_self_links() {
   const long long nv = active_nvar_, begin = remote_cells_ * nv, end = total_cells_ * nv;
   if (end == begin) return;
@@ -276,12 +287,12 @@ void GridHalo::copy_self_links() {
   }
 }
 
-void GridHalo::wait_recvs() {
+void GridHalo::wait_recvs(bool self_links) {
   if (remote_links_ > 0) {
     STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs_recv_.size()), reqs_recv_.data(), MPI_STATUSES_IGNORE));
     bufs_.unstage_recv(0, remote_cells_ * active_nvar_);
   }
-  copy_self_links();
+  if (self_links) copy_self_links();
 }
 
 void GridHalo::wait_sends() {
@@ -300,11 +311,22 @@ void GridHalo::start(const Field4D& f) {
                       static_cast<int>(f.extent(1)) == grid_.extent(2),
                   "field '" << f.label() << "' does not have the halo's grid extents");
   active_nvar_ = nvar;
-  if (fused_ && total_cells_ > 0)
+  if (fused_ && total_cells_ > 0) {
     pack_fused(f, owned_boxes_, total_cells_, bufs_.send());
-  else
-    for (std::size_t n = 0; n < links_.size(); ++n)
+  } else {
+    // One pass over the cells of a self link instead of three (pack, buffer copy, unpack): at one rank every
+    // periodic direction is a self link. Owned boxes are read and ghost boxes written, so the order of the
+    // copies and the packs does not matter; the ghosts are final before finish(), as they may be.
+    for (std::size_t n = 0; n < static_cast<std::size_t>(remote_links_); ++n)
       pack_box(f, links_[n].owned.lo, links_[n].owned.hi, offset_[n] * nvar, bufs_.send());
+    for (std::size_t s = 0; s < self_opposite_.size(); ++s) {
+      const Link& to = links_[static_cast<std::size_t>(remote_links_) + s];
+      const Link& from = links_[static_cast<std::size_t>(self_opposite_[s])];
+      const int n[3] = {to.ghost.hi[0] - to.ghost.lo[0], to.ghost.hi[1] - to.ghost.lo[1],
+                        to.ghost.hi[2] - to.ghost.lo[2]};
+      copy_box(f, from.owned.lo, to.ghost.lo, n);
+    }
+  }
   ExecSpace().fence();
   post(nvar, false);
 }
@@ -313,11 +335,12 @@ void GridHalo::finish(const Field4D& f) {
   ScopedPhase phase(Phase::communication);
   STRATUS_REQUIRE(in_flight_, "halo finish() without start()");
   STRATUS_REQUIRE(static_cast<int>(f.extent(0)) == active_nvar_, "halo finish() on a different field than start()");
-  wait_recvs();
-  if (fused_ && total_cells_ > 0)
+  const bool fused = fused_ && total_cells_ > 0;
+  wait_recvs(fused);
+  if (fused)
     unpack_fused(f, ghost_boxes_, total_cells_, bufs_.recv());
   else
-    for (std::size_t n = 0; n < links_.size(); ++n)
+    for (std::size_t n = 0; n < static_cast<std::size_t>(remote_links_); ++n)
       unpack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * active_nvar_, bufs_.recv(), false);
   ExecSpace().fence();
   wait_sends();
@@ -336,7 +359,7 @@ void GridHalo::scatter_add(const Field4D& f) {
       pack_box(f, links_[n].ghost.lo, links_[n].ghost.hi, offset_[n] * nvar, bufs_.send());
   ExecSpace().fence();
   post(nvar, true);
-  wait_recvs();
+  wait_recvs(true);
   // Owned boxes overlap (a corner cell is in a face, edge and corner box): adding them link by link keeps
   // the sums free of races and in a fixed order, so results are reproducible.
   for (std::size_t n = 0; n < links_.size(); ++n)

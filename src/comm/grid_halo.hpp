@@ -6,8 +6,9 @@
 // reverse: ghost values are added into the owners' cells (charge deposition). Walls (non-periodic
 // edges) are left alone: boundary conditions belong to the physics. Host-staged versus GPU-aware MPI is
 // decided in exactly one place (StagedBuffers, comm/staging.hpp). A link to the rank itself (a periodic
-// direction it spans alone) is no message: its buffer slice is copied on the device from the opposite
-// link's, and an exchange with only such links makes no MPI call at all.
+// direction it spans alone) is no message: on CPUs an exchange copies the opposite link's owned cells
+// straight into its ghosts; on GPUs (one fused kernel for all links) and in scatter_add its buffer slice
+// is copied from the opposite link's. An exchange with only such links makes no MPI call at all.
 #pragma once
 #include <mpi.h>
 
@@ -81,7 +82,7 @@ class GridHalo {
   };
   void post(int nvar, bool reverse);
   void copy_self_links();
-  void wait_recvs();
+  void wait_recvs(bool self_links);  // self_links: copy the self links' buffer slices too
   void wait_sends();
 
   const CartDecomp& decomp_;
@@ -95,6 +96,7 @@ class GridHalo {
   // Per self link (links_[remote_links_ + s]): the start of the opposite link's slice of the send buffer,
   // which holds what it receives; on the host for the per-link copies, on the device for the fused one.
   std::vector<long long> self_src_host_;
+  std::vector<int> self_opposite_;  // per self link: the index in links_ of its opposite link
   Kokkos::View<long long*, MemSpace> self_src_;
   StagedBuffers bufs_;
   Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;  // per link, for the fused kernels
