@@ -108,7 +108,7 @@ std::string Euler::divergence(const Diagnostics& d) {
 // ------------------------------------------------------------------ output
 void Euler::compute_output(const Field4D& out) const {
   const auto s = state_;
-  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_;
+  const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_, hp = hy_pressure_cell_;
   for_each_cell(
       "euler::output", grid_, KOKKOS_LAMBDA(int i, int j, int k) {
         const double r = s(kDens, k, j, i) + hc(k);
@@ -118,7 +118,8 @@ void Euler::compute_output(const Field4D& out) const {
         out(2, k, j, i) = s(kVmom, k, j, i) / r;
         out(3, k, j, i) = s(kWmom, k, j, i) / r;
         out(4, k, j, i) = rt / r - htc(k) / hc(k);
-        out(5, k, j, i) = euler_flux::pressure(rt) - euler_flux::pressure(htc(k));
+        // From the perturbation itself: the difference of two pressures would lose its last digits.
+        out(5, k, j, i) = euler_flux::pressure_perturbation(s(kRhot, k, j, i), htc(k), hp(k));
       });
 }
 
