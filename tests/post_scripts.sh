@@ -170,8 +170,12 @@ sys.exit(0 if abs(int(r) - int(b)) < 30 and min(r, g, b) > 150 else 1)
 EOF
     pass "render_paraview.py: PNGs of the 2D thermal and a 3D slice through pvbatch (theta' = 0 neutral: \
 $(head -1 pv_px.log)); exit 2 for an unknown field"
-    rc=0
-    "${PV[@]}" "$SRC/tests/paraview_2d.py" "$T/th/thermal.xmf" 40 20 "${TH[0]}" > pv_2d.log 2>&1 || rc=$?
+    # One retry, as in render(): under load pvbatch once lost its X server connection ("bad X server
+    # connection") while another test started its own.
+    for _ in 1 2; do
+      "${PV[@]}" "$SRC/tests/paraview_2d.py" "$T/th/thermal.xmf" 40 20 "${TH[0]}" > pv_2d.log 2>&1 || true
+      grep -q "bad X server connection" pv_2d.log || break
+    done
     grep -q "^ok: " pv_2d.log || fail "ParaView does not open the 2D series as a flat surface: $(cat pv_2d.log)"
     pass "ParaView opens the 2D series as a surface: $(grep '^ok: ' pv_2d.log)"
   fi
