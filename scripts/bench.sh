@@ -63,7 +63,7 @@ if [ -z "$exe" ]; then stratus_exe; exe=$STRATUS_EXE; fi  # builds build/cpu/str
 # shallow water). Kernels: edge or cells, and calls. HDF5: nx:nz:steps:snapshot_every. Triad MiB per array.
 case "$mode" in
   full)  lj=(32k:20:100 256k:40:100) e2d=(400x200:400:200:100 2048x1024:2048:1024:10) e3d=(128:5)
-         sw=(1024:20) halo=(128:100) nbr=(20:10 40:5) h5=(400:200:8:2 2048:1024:4:2) triad_mib=256 ;;
+         sw=(1024:20) halo=(128:100) nbr=(20:10 40:5) h5=(400:200:40:2 2048:1024:16:2) triad_mib=256 ;;
   quick) lj=(32k:20:50) e2d=(400x200:400:200:50) e3d=(64:5) sw=(256:20) halo=(64:50) nbr=(20:5)
          h5=(400:200:4:2) triad_mib=64 ;;
   smoke) lj=(2k:8:10) e2d=(100x50:100:50:10) e3d=(24:2) sw=(64:10) halo=(24:20) nbr=(8:3) h5=(100:50:2:1)
