@@ -77,13 +77,12 @@ GridHalo::GridHalo(const CartDecomp& decomp, const LocalGrid& grid, int max_vars
     std::size_t m = static_cast<std::size_t>(remote_links_);
     while (m < links_.size() && links_[m].send_tag != links_[n].recv_tag) ++m;
     STRATUS_REQUIRE(m < links_.size() && links_[m].cells == links_[n].cells, "halo: a self link has no opposite");
-    self_src_host_.push_back(offset_[m]);
     self_opposite_.push_back(static_cast<int>(m));
   }
-  self_src_ = Kokkos::View<long long*, MemSpace>("halo::self_src", self_src_host_.size());
-  Kokkos::deep_copy(self_src_,
-                    Kokkos::View<const long long*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        self_src_host_.data(), self_src_host_.size()));
+  self_src_ = Kokkos::View<long long*, MemSpace>("halo::self_src", self_opposite_.size());
+  auto src = Kokkos::create_mirror_view(self_src_);
+  for (std::size_t s = 0; s < self_opposite_.size(); ++s) src(s) = offset_[static_cast<std::size_t>(self_opposite_[s])];
+  Kokkos::deep_copy(self_src_, src);
   bufs_.reserve(total_cells_ * max_vars, total_cells_ * max_vars);
   fused_ = gpu_paths();
   const std::size_t nl = links_.size();
@@ -278,11 +277,11 @@ void GridHalo::copy_self_links() {
     copy_self(ghost_boxes_, remote_links_, self_src_, active_nvar_, begin, end, bufs_.send(), bufs_.recv());
     return;
   }
-  for (std::size_t s = 0; s < self_src_host_.size(); ++s) {
+  for (std::size_t s = 0; s < self_opposite_.size(); ++s) {
     const std::size_t n = static_cast<std::size_t>(remote_links_) + s;
-    const long long len = links_[n].cells * nv;
+    const long long len = links_[n].cells * nv, src = offset_[static_cast<std::size_t>(self_opposite_[s])];
     const auto to = std::make_pair(offset_[n] * nv, offset_[n] * nv + len);
-    const auto from = std::make_pair(self_src_host_[s] * nv, self_src_host_[s] * nv + len);
+    const auto from = std::make_pair(src * nv, src * nv + len);
     Kokkos::deep_copy(Kokkos::subview(bufs_.recv(), to), Kokkos::subview(bufs_.send(), from));
   }
 }

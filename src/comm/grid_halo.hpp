@@ -93,10 +93,10 @@ class GridHalo {
   std::vector<long long> offset_;  // start of each link's data in the buffers, per variable count 1
   long long total_cells_ = 0;
   long long remote_cells_ = 0;  // cells per variable of the links to other ranks (the start of the self links')
-  // Per self link (links_[remote_links_ + s]): the start of the opposite link's slice of the send buffer,
-  // which holds what it receives; on the host for the per-link copies, on the device for the fused one.
-  std::vector<long long> self_src_host_;
-  std::vector<int> self_opposite_;  // per self link: the index in links_ of its opposite link
+  // Per self link (links_[remote_links_ + s]): the index in links_ of its opposite link (the direct copies
+  // on CPUs, the buffer copies of scatter_add), and on the device the start of that link's slice of the
+  // send buffer, which holds what the self link receives (the fused kernel).
+  std::vector<int> self_opposite_;
   Kokkos::View<long long*, MemSpace> self_src_;
   StagedBuffers bufs_;
   Kokkos::View<HaloBox*, MemSpace> owned_boxes_, ghost_boxes_;  // per link, for the fused kernels

@@ -244,10 +244,9 @@ void GridSnapshotWriter::store(const double* packed_cells, const std::vector<Gri
     // file has one chunk per rank's block, written by HDF5's collective chunk writes.)
     const bool route = deflate == 0 && route_.active();
     const double* cells = route ? route_.route(comm, packed_cells, static_cast<int>(vars.size())) : packed_cells;
-    const WriteBox own{grid_.offset, grid_.n};
-    const bool ranges = deflate == 0 && (route || (grid_.n[0] == grid_.global_n[0] && grid_.n[1] == grid_.global_n[1]));
-    write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, route ? route_.write_box() : own, ranges, vars, step,
-                    time, deflate);
+    const WriteBox box = deflate == 0 ? route_.write_box() : WriteBox{grid_.offset, grid_.n};
+    write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, box, deflate == 0 && route_.whole_planes(), vars,
+                    step, time, deflate);
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);

@@ -48,6 +48,7 @@ PlaneRoute::PlaneRoute(MPI_Comm comm, const Int3& global, const WriteBox& own) :
   }
   const long long nz = global[2];
   active_ = size > 1 && partial && nz >= size;
+  whole_planes_ = active_ || !partial;
   if (!active_) return;
 
   const auto mine_z = owned_planes(rank, size, nz);
