@@ -136,9 +136,9 @@ struct Case {
 };
 
 /// Writes two snapshots of a stamped two-variable field, by a background thread or in write() itself, and
-/// checks everything rank 0 can read back. The field is overwritten as soon as the second write() returns:
-/// the file must hold the field as it was at the call.
-void snapshot_case(const Case& c, bool background) {
+/// checks everything rank 0 can read back. The field is overwritten as soon as the hold allows (when the
+/// second write() returns, or after finish() for a held field): the file must hold the field as it was.
+void snapshot_case(const Case& c, bool background, stratus::FieldHold hold) {
   namespace h5 = stratus::h5;
   const std::string dir = fresh_dir(c.name);
   CartDecomp decomp(MPI_COMM_WORLD, c.cells, c.requested, {true, false, true});
@@ -161,10 +161,11 @@ void snapshot_case(const Case& c, bool background) {
   // the second write packs into the host buffer, which must wait for it.
   const Field4D other = grid.allocate("other", 2);
   Kokkos::deep_copy(other, 5.0);
-  const std::string first = writer.write(other, vars, 0, 0.0);
-  const std::string second = writer.write(state, vars, 7, 0.1);
-  Kokkos::deep_copy(state, -7.0);
+  const std::string first = writer.write(other, vars, 0, 0.0, hold);
+  const std::string second = writer.write(state, vars, 7, 0.1, hold);
+  if (hold == stratus::FieldHold::call) Kokkos::deep_copy(state, -7.0);
   writer.finish();
+  Kokkos::deep_copy(state, -7.0);
   CHECK(first == (fs::path(dir) / "snap_000000.h5").string());
   CHECK(second == (fs::path(dir) / "snap_000007.h5").string());
   const double nx = c.cells[0], ny = c.cells[1], nz = c.cells[2];
@@ -284,40 +285,50 @@ void snapshot_case(const Case& c, bool background) {
 
 TEST_CASE("snapshots hold the global field whatever the rank count", "[io][mpi]") {
   const bool background = GENERATE(false, true);
-  CAPTURE(background);
+  // Held: on CPUs the cells go from the field itself (rows between ghosts) to the file or the writing rank.
+  const auto hold = GENERATE(stratus::FieldHold::call, stratus::FieldHold::until_finish);
+  CAPTURE(background, static_cast<int>(hold));
   using io_test::Case;
   SECTION("3D") {
-    io_test::snapshot_case(Case{"3d", Int3{12, 8, 6}, Real3{-1.0, 0.0, 0.5}, Real3{3.0, 0.7, 1.0}}, background);
+    io_test::snapshot_case(Case{"3d", Int3{12, 8, 6}, Real3{-1.0, 0.0, 0.5}, Real3{3.0, 0.7, 1.0}}, background, hold);
   }
   SECTION("3D split in y and z") {
     // Forces blocks that are not whole x-rows, so each rank's hyperslab is strided in the file.
     const int n = io_test::world_size();
     io_test::snapshot_case(Case{"3d_yz", Int3{12, 8, 6}, Real3{0.0, 0.0, 0.0}, Real3{1.2, 0.8, 0.6},
                                 Int3{1, n >= 4 ? 2 : 1, n >= 2 ? 2 : 1}},
-                           background);
+                           background, hold);
   }
   SECTION("2D") {
-    io_test::snapshot_case(Case{"2d", Int3{16, 1, 8}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}}, background);
+    io_test::snapshot_case(Case{"2d", Int3{16, 1, 8}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}}, background, hold);
   }
   // Split along x: each rank's cells reach the file through the rank that writes their z-planes, whose
   // number need not divide evenly (7 planes over 2 or 4 ranks).
   SECTION("2D split in x") {
     const int n = io_test::world_size();
     io_test::snapshot_case(Case{"2d_x", Int3{16, 1, 7}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 0.5}, Int3{n, 1, 1}},
-                           background);
+                           background, hold);
   }
   SECTION("3D split in x, fewer planes than ranks at 4") {
     // At 4 ranks 3 planes cannot go one a rank: the ranks' interleaved parts go to MPI-IO as they are.
     const int n = io_test::world_size();
     io_test::snapshot_case(Case{"3d_x", Int3{8, 4, 3}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 1.0, 1.0}, Int3{n, 1, 1}},
-                           background);
+                           background, hold);
+  }
+  SECTION("3D split in x and y") {
+    // At 4 ranks a row of the file crosses two ranks' cells, and some rows lie wholly in another's.
+    const int n = io_test::world_size();
+    io_test::snapshot_case(Case{"3d_xy", Int3{10, 6, 5}, Real3{0.0, 0.0, 0.0}, Real3{1.0, 0.6, 0.5},
+                                Int3{n >= 2 ? 2 : 1, n >= 4 ? 2 : 1, 1}},
+                           background, hold);
   }
   SECTION("planes larger than a write piece (512 KiB)") {
     // 300 x 240 cells a plane: written as pieces of rows; at 2 ranks routed, at 4 (3 planes) interleaved.
-    io_test::snapshot_case(Case{"3d_wide", Int3{300, 240, 3}, Real3{0.0, 0.0, 0.0}, Real3{3.0, 2.4, 0.3}}, background);
+    io_test::snapshot_case(Case{"3d_wide", Int3{300, 240, 3}, Real3{0.0, 0.0, 0.0}, Real3{3.0, 2.4, 0.3}}, background,
+                           hold);
   }
   SECTION("1D") {
-    io_test::snapshot_case(Case{"1d", Int3{24, 1, 1}, Real3{0.0, 0.0, 0.0}, Real3{0.3, 1.0, 1.0}}, background);
+    io_test::snapshot_case(Case{"1d", Int3{24, 1, 1}, Real3{0.0, 0.0, 0.0}, Real3{0.3, 1.0, 1.0}}, background, hold);
   }
 }
 

@@ -131,7 +131,8 @@ std::optional<GridFields> Euler::grid_fields() {
       grid_,
       out_,
       {GridVariable{"rho", "kg/m^3", 0}, GridVariable{"u", "m/s", 1}, GridVariable{"v", "m/s", 2},
-       GridVariable{"w", "m/s", 3}, GridVariable{"theta_prime", "K", 4}, GridVariable{"p_prime", "Pa", 5}}};
+       GridVariable{"w", "m/s", 3}, GridVariable{"theta_prime", "K", 4}, GridVariable{"p_prime", "Pa", 5}},
+      true};  // out_ is written only here
 }
 
 double Euler::bytes_per_update() const {

@@ -392,7 +392,8 @@ std::optional<GridFields> ShallowWater::grid_fields() {
                     grid_,
                     out_,
                     {GridVariable{"h", "m", 0}, GridVariable{"u", "m/s", 1}, GridVariable{"v", "m/s", 2},
-                     GridVariable{"eta", "m", 3}}};
+                     GridVariable{"eta", "m", 3}},
+                    true};  // out_ is written only by compute_output()
 }
 
 

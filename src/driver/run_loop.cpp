@@ -301,7 +301,9 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       writer->set_background(rp.background_output == "on" || (rp.background_output == "auto" && node_has_spare_core()));
       if (resume_step >= 0) writer->resume_before(resume_step);
     }
-    const std::string path = writer->write(fields->data, fields->vars, clock.step, clock.time);
+    // A held field is not recomputed before the next snapshot, which waits for this one first (above).
+    const std::string path = writer->write(fields->data, fields->vars, clock.step, clock.time,
+                                           fields->held ? FieldHold::until_finish : FieldHold::call);
     log::debug("wrote " + path);
   };
   // Every snapshot in place: before a checkpoint (HDF5 calls are never concurrent), and at the end.

@@ -43,6 +43,9 @@ struct GridFields {
   LocalGrid grid;
   Field4D data;
   std::vector<GridVariable> vars;
+  /// data is not changed until the next grid_fields() call (an output field computed only when asked):
+  /// the snapshot writer may then read it while the run steps on, instead of copying it.
+  bool held = false;
 };
 
 class Simulation {

@@ -1,15 +1,23 @@
 // write_grid_file (io/grid_file.hpp).
 #include "io/grid_file.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdint>
+#include <cstring>
 
+#include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/cf_grid.hpp"
 #include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/space.hpp"
 #include "stratus/version.hpp"
 
 namespace stratus {
@@ -37,46 +45,115 @@ void write_root_attributes(hid_t file, const CartDecomp& decomp, const LocalGrid
   h5::write_attribute(file, "layout", kLayout);
 }
 
-/// The cells of box, whole z-planes and so one range of the dataset as of data, in independent writes of
-/// at most kPieceDoubles: whole planes, or rows of one plane where a plane is larger.
-void write_pieces(hid_t ds, const WriteBox& box, const double* data, hid_t dxpl, const std::string& what) {
-  constexpr hsize_t kPieceDoubles = 512 * 1024 / sizeof(double);
-  const hsize_t nx = box.count[0], ny = box.count[1], nz = box.count[2];
-  h5::Dataspace file(H5Dget_space(ds), "get the space of " + what);
-  const auto put = [&](hsize_t z, hsize_t y, hsize_t kz, hsize_t ky) {
-    const hsize_t start[3] = {static_cast<hsize_t>(box.start[2]) + z, y, 0}, count[3] = {kz, ky, nx};
-    const hsize_t n = kz * ky * nx;
-    h5::check_status(H5Sselect_hyperslab(file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                     "select a piece of " + what);
-    h5::Dataspace mem(H5Screate_simple(1, &n, nullptr), "create memory dataspace");
-    h5::check_status(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem.get(), file.get(), dxpl, data + (z * ny + y) * nx),
-                     "write " + what);
-  };
-  if (nx * ny <= kPieceDoubles) {
-    const hsize_t kz = kPieceDoubles / (nx * ny);
-    for (hsize_t z = 0; z < nz; z += kz) put(z, 0, std::min(kz, nz - z), ny);
-  } else {
-    const hsize_t ky = std::max<hsize_t>(1, kPieceDoubles / nx);
-    for (hsize_t z = 0; z < nz; ++z)
-      for (hsize_t y = 0; y < ny; y += ky) put(z, y, 1, std::min(ky, ny - y));
+/// Consecutive bytes of a file from pieces of memory: pwritev(2) calls of at most kPieceBytes and IOV_MAX
+/// parts (pieces adjacent in memory are merged). Throws Error with the file's name on a failed write.
+class PieceWriter {
+ public:
+  PieceWriter(int fd, const std::string& path) : fd_(fd), path_(path) {}
+  /// Flushes what is gathered; the next bytes go to the file at `at`.
+  void seek(off_t at) {
+    flush();
+    at_ = at;
   }
+  void add(const double* p, long long n) {
+    const char* c = reinterpret_cast<const char*>(p);
+    std::size_t left = static_cast<std::size_t>(n) * sizeof(double);
+    while (left > 0) {
+      const std::size_t take = std::min(left, kPieceBytes - bytes_);
+      if (!iov_.empty() && static_cast<const char*>(iov_.back().iov_base) + iov_.back().iov_len == c)
+        iov_.back().iov_len += take;
+      else
+        iov_.push_back(iovec{const_cast<char*>(c), take});
+      bytes_ += take;
+      c += take;
+      left -= take;
+      if (bytes_ == kPieceBytes || iov_.size() == kMaxParts) flush();
+    }
+  }
+  void flush() {
+    std::size_t first = 0;
+    while (bytes_ > 0) {
+      const ssize_t w = ::pwritev(fd_, iov_.data() + first, static_cast<int>(iov_.size() - first), at_);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) throw Error("cannot write '" + path_ + "': " + std::strerror(w < 0 ? errno : EIO));
+      at_ += w;
+      bytes_ -= static_cast<std::size_t>(w);
+      for (std::size_t done = static_cast<std::size_t>(w); done > 0;) {  // a short write: skip what went
+        const std::size_t d = std::min(done, iov_[first].iov_len);
+        iov_[first].iov_base = static_cast<char*>(iov_[first].iov_base) + d;
+        iov_[first].iov_len -= d;
+        done -= d;
+        if (iov_[first].iov_len == 0) ++first;
+      }
+    }
+    iov_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kPieceBytes = 512 * 1024;
+  static constexpr std::size_t kMaxParts = IOV_MAX;
+  int fd_;
+  const std::string& path_;
+  off_t at_ = 0;
+  std::size_t bytes_ = 0;
+  std::vector<iovec> iov_;
+};
+
+/// Writes cells.box (whole z-planes) of every variable into its dataset, which starts at offsets[q] in
+/// the file: each row from the own cells where it crosses cells.own, the rest from cells.routed.
+void write_planes(const std::string& path, const std::vector<haddr_t>& offsets, const GridCells& cells) {
+  const WriteBox &b = cells.box, &o = cells.own;
+  if (b.cells() == 0) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+  const long long nx = b.count[0], ny = b.count[1];
+  try {
+    PieceWriter out(fd, path);
+    for (std::size_t q = 0; q < offsets.size(); ++q) {
+      const StridedCells& own = cells.vars[q];
+      const double* routed = cells.routed ? cells.routed + q * b.cells() : nullptr;
+      out.seek(static_cast<off_t>(offsets[q] + sizeof(double) * static_cast<haddr_t>(b.start[2] * ny * nx)));
+      for (long long z = b.start[2]; z < b.start[2] + b.count[2]; ++z) {
+        for (long long y = 0; y < ny; ++y) {
+          const double* rest = routed ? routed + ((z - b.start[2]) * ny + y) * nx : nullptr;
+          const bool crosses = o.cells() > 0 && z >= o.start[2] && z < o.start[2] + o.count[2] && y >= o.start[1] &&
+                               y < o.start[1] + o.count[1];
+          STRATUS_REQUIRE(crosses || rest, "grid output: no cells for a row of '" << path << "'");
+          if (!crosses) {
+            out.add(rest, nx);
+            continue;
+          }
+          const long long end = o.start[0] + o.count[0];
+          if (o.start[0] > 0) out.add(rest, o.start[0]);
+          out.add(own.first + (z - o.start[2]) * own.plane + (y - o.start[1]) * own.row, o.count[0]);
+          if (end < nx) out.add(rest + end, nx - end);
+        }
+      }
+      out.flush();
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw Error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
 }  // namespace
 
 void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
-                     const Provenance& prov, const double* packed, const WriteBox& box, bool ranges,
-                     const std::vector<GridVariable>& vars, long step, double time, int deflate) {
+                     const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
+                     long step, double time, int deflate) {
+  const WriteBox& box = cells.box;
+  STRATUS_REQUIRE(cells.vars.size() == vars.size(),
+                  "grid output: cells for " << cells.vars.size() << " of " << vars.size() << " variables");
   STRATUS_REQUIRE(!ranges || (box.start[0] == 0 && box.start[1] == 0 && box.count[0] == g.global_n[0] &&
-                              box.count[1] == g.global_n[1]),
+                              box.count[1] == g.global_n[1] && deflate == 0),
                   "grid output: a box of whole z-planes expected");
   h5::File file =
       h5::open_parallel(comm, path, true, "HDF5", ranges ? h5::FileBlocks::contiguous : h5::FileBlocks::interleaved);
   write_root_attributes(file.get(), decomp, g, prov, step, time);
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
   h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");
-  h5::PropList own(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
-  h5::check_status(H5Pset_dxpl_mpio(own.get(), H5FD_MPIO_INDEPENDENT), "select independent transfer");
   CfCoordinates coords =
       write_cf_coordinates(file.get(), g, prov.length_unit, prov.time_unit, time, dxpl.get(), decomp.rank() == 0);
 
@@ -103,6 +180,8 @@ void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& d
   // Every cell is written, so filling the datasets first would only double the I/O.
   h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
   h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values");
+  if (ranges)  // the default for parallel files; H5Dget_offset below needs it
+    h5::check_status(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "allocate datasets when created");
   if (deflate > 0) {
     // One chunk per rank's block (blocks are equal), so each rank compresses and writes its own chunk;
     // byte shuffling first makes doubles compress far better.
@@ -114,27 +193,49 @@ void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& d
   }
 
   double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
-  const double* p = packed;
-  for (const auto& v : vars) {
+  std::vector<haddr_t> offsets;  // ranges: where each dataset's data starts in the file
+  for (std::size_t q = 0; q < vars.size(); ++q) {
+    const GridVariable& v = vars[q];
     const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
     h5::Dataset ds(
         H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
         "create " + what);
     if (ranges) {
-      write_pieces(ds.get(), box, p, own.get(), what);
+      // Allocated when created (above); the cells are written below, from where they lie.
+      offsets.push_back(H5Dget_offset(ds.get()));
+      if (offsets.back() == HADDR_UNDEF) throw Error("no storage allocated for " + what);
     } else {
+      const StridedCells& c = cells.vars[q];
+      STRATUS_REQUIRE(empty || (c.row == box.count[0] && c.plane == c.row * box.count[1]),
+                      "grid output: packed cells expected for " << what);
       h5::check_status(
-          H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : p),
+          H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(), empty ? &dummy : c.first),
           "write " + what);
     }
     h5::write_attribute(ds.get(), "unit", v.unit);
     describe_cf_field(file.get(), ds.get(), "/fields/" + v.name, v, coords);
     ds.close("close " + what);
-    p += box.cells();
   }
   for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time})
     c->close("close a coordinate in '" + path + "'");
   fields.close("close group /fields in '" + path + "'");
+  if (ranges) {
+    // The cells go in while the file is open: if a rank's write fails (a full disk), every rank leaves the
+    // file unclosed (its metadata would not fit either, and a collective close that fails on one rank
+    // only can hang), as after a failed HDF5 call.
+    std::string failed;
+    try {
+      write_planes(path, offsets, cells);
+    } catch (const Error& e) {
+      failed = e.what() + space_hint(path);
+    }
+    try {
+      agree_all_or_throw(comm, failed.empty(), failed);
+    } catch (const CollectiveError&) {
+      h5::output_write_failed();
+      throw;
+    }
+  }
   file.close("close '" + path + "'");
 }
 

@@ -14,13 +14,23 @@
 
 namespace stratus {
 
-/// Collective. Creates `path` and writes the snapshot. packed: vars.size() blocks of the cells of box, x
-/// fastest. ranges: every rank's box is whole z-planes of the grid (the same answer on every rank); each
-/// rank then writes its own range of each dataset, in pieces of at most 512 KiB (on this class of machine a
-/// write(2) of 1 MiB or more into the page cache ran at 0.4-2 GB/s, of 512 KiB at 6-7 GB/s). Otherwise
-/// (ranks' parts interleaved in the file, or compressed chunks) one collective write per dataset.
+/// The cells one rank writes into every dataset of a snapshot.
+struct GridCells {
+  WriteBox box;                    // this rank's part of each dataset
+  WriteBox own;                    // the box `vars` hold: box itself, or (routed) a box that overlaps it
+  std::vector<StridedCells> vars;  // per variable written, the cells of own
+  const double* routed = nullptr;  // per variable a block of box's cells, x fastest: those outside own
+};
+
+/// Collective. Creates `path` and writes the snapshot. ranges: every rank's box is whole z-planes of the
+/// grid (the same answer on every rank); HDF5 then writes the metadata and allocates the datasets, and
+/// every rank writes its own range of each dataset with pwritev(2) (on a descriptor of its own), rows
+/// gathered into calls of at most 512 KiB from where they lie (on this class of machine a write(2) of
+/// 1 MiB or more into the page cache ran at 0.4-2 GB/s, of 512 KiB at 6-7 GB/s). Otherwise (ranks' parts
+/// interleaved in the file, or compressed chunks) one collective write per dataset, of cells.vars packed
+/// (box == own, x fastest without gaps).
 void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
-                     const Provenance& prov, const double* packed, const WriteBox& box, bool ranges,
-                     const std::vector<GridVariable>& vars, long step, double time, int deflate);
+                     const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
+                     long step, double time, int deflate);
 
 }  // namespace stratus

@@ -150,9 +150,11 @@ void GridSnapshotWriter::finish() {
   try {
     jobs_.wait();
   } catch (...) {
+    held_ = Field4D();
     seconds_ += MPI_Wtime() - t0;
     throw;
   }
+  held_ = Field4D();
   seconds_ += MPI_Wtime() - t0;
 }
 
@@ -188,7 +190,7 @@ void GridSnapshotWriter::resume_before(long step) {
 }
 
 std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<GridVariable>& vars, long step,
-                                      double time) {
+                                      double time, FieldHold hold) {
   const double t0 = MPI_Wtime();
   check_request(grid_, state, vars, step);
   const std::string h5_name = prefix_ + "_" + step_tag(step) + ".h5";
@@ -197,25 +199,43 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   try {
     jobs_.wait();
   } catch (...) {
+    held_ = Field4D();
     seconds_ += MPI_Wtime() - t0;
     throw;
   }
-  // Only the owned cells of the written variables reach the host, through buffers kept between writes
-  // (pinned host memory on GPUs).
-  const long long packed = grid_.owned_cells() * static_cast<long long>(vars.size());
-  staging_.reserve(packed, 0);
-  pack_owned_cells(state, grid_, vars, staging_.send());
-  staging_.stage_send(0, packed);
-  const double* cells = staging_.send_ptr(0);
+  held_ = Field4D();
+  std::vector<StridedCells> own(vars.size());
+  constexpr bool host = Kokkos::SpaceAccessibility<HostSpace, Field4D::memory_space>::accessible;
+  if (host && hold == FieldHold::until_finish && deflate_ == 0 && route_.whole_planes()) {
+    // Straight from the field: rows of owned cells between its ghosts.
+    Kokkos::fence();
+    held_ = state;
+    for (std::size_t q = 0; q < vars.size(); ++q) {
+      own[q] = StridedCells{&state(vars[q].index, grid_.ng[2], grid_.ng[1], grid_.ng[0]),
+                            static_cast<long long>(state.stride(2)), static_cast<long long>(state.stride(1))};
+    }
+  } else {
+    // Only the owned cells of the written variables reach the host, through buffers kept between writes
+    // (pinned host memory on GPUs).
+    const long long owned = grid_.owned_cells();
+    staging_.reserve(owned * static_cast<long long>(vars.size()), 0);
+    pack_owned_cells(state, grid_, vars, staging_.send());
+    staging_.stage_send(0, owned * static_cast<long long>(vars.size()));
+    const long long nx = grid_.n[0], nxy = nx * grid_.n[1];
+    for (std::size_t q = 0; q < vars.size(); ++q)
+      own[q] = StridedCells{staging_.send_ptr(static_cast<long long>(q) * owned), nx, nxy};
+  }
   if (background_) {
-    jobs_.submit([this, cells, vars, step, time, deflate = deflate_] { store(cells, vars, step, time, deflate); });
+    jobs_.submit([this, own, vars, step, time, deflate = deflate_] { store(own, vars, step, time, deflate); });
   } else {
     try {
-      store(cells, vars, step, time, deflate_);
+      store(own, vars, step, time, deflate_);
     } catch (...) {
+      held_ = Field4D();
       seconds_ += MPI_Wtime() - t0;
       throw;
     }
+    held_ = Field4D();
   }
   const Int3& gn = grid_.global_n;
   bytes_ += 8.0 * static_cast<double>(vars.size()) * gn[0] * gn[1] * gn[2];
@@ -223,7 +243,7 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   return (fs::path(dir_) / h5_name).string();
 }
 
-void GridSnapshotWriter::store(const double* packed_cells, const std::vector<GridVariable>& vars, long step,
+void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::vector<GridVariable>& vars, long step,
                                double time, int deflate) {
   const MPI_Comm comm = comm_;
   const bool root = decomp_.rank() == 0;
@@ -242,11 +262,13 @@ void GridSnapshotWriter::store(const double* packed_cells, const std::vector<Gri
   try {
     // Uncompressed, every rank writes whole z-planes: its own, or those the route gives it. (A compressed
     // file has one chunk per rank's block, written by HDF5's collective chunk writes.)
-    const bool route = deflate == 0 && route_.active();
-    const double* cells = route ? route_.route(comm, packed_cells, static_cast<int>(vars.size())) : packed_cells;
-    const WriteBox box = deflate == 0 ? route_.write_box() : WriteBox{grid_.offset, grid_.n};
-    write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, box, deflate == 0 && route_.whole_planes(), vars,
-                    step, time, deflate);
+    GridCells cells;
+    cells.own = WriteBox{grid_.offset, grid_.n};
+    cells.box = deflate == 0 ? route_.write_box() : cells.own;
+    cells.vars = own;
+    if (deflate == 0 && route_.active()) cells.routed = route_.route(comm, own);
+    write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, deflate == 0 && route_.whole_planes(), vars, step,
+                    time, deflate);
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);

@@ -10,9 +10,11 @@
 // (docs/output.md, "Durability").
 // By default write() returns once the cells are packed and on the host: a background thread writes the
 // file while the run steps on (needs MPI_THREAD_MULTIPLE; it uses a duplicate of the communicator), and
-// the next write() or finish() waits for it. No HDF5 call may be made elsewhere in the process while a
-// snapshot is in flight: call finish() first (the run loop does, before checkpoints).
-// This module does not decide when to write; the run loop does.
+// the next write() or finish() waits for it. A caller that keeps the field unchanged until then (an output
+// field the physics recomputes only when asked, FieldHold::until_finish) saves the packing on CPUs: the
+// cells go from the field to the file (or to the rank that writes them) as they lie. No HDF5 call may be made elsewhere
+// in the process while a snapshot is in flight: call finish() first (the run loop does, before checkpoints). This
+// module does not decide when to write; the run loop does.
 #pragma once
 #include <mpi.h>
 
@@ -46,6 +48,13 @@ struct Provenance {
   std::string time_unit = "s";
 };
 
+/// How long the caller of GridSnapshotWriter::write() keeps the field unchanged.
+enum class FieldHold {
+  call,          // until write() returns: the writer copies the cells it needs
+  until_finish,  // until the next write() or finish() has returned: where the field is host memory (and
+                 // the file uncompressed), the writer reads the cells from the field itself, no copy
+};
+
 class GridSnapshotWriter {
  public:
   /// dir is created (by rank 0) on the first write, not before. Collective over decomp.comm().
@@ -56,8 +65,10 @@ class GridSnapshotWriter {
   /// Collective. Writes the owned cells of the listed variables of `state` (a field laid out on the local
   /// grid, ghosts included) at (step, time); returns the path of the .h5 file. In the background (the
   /// default where MPI allows it) the file and its sidecars are in place only after the next write() or
-  /// finish(), which throw the error of a snapshot that failed; `state` may change as soon as this returns.
-  std::string write(const Field4D& state, const std::vector<GridVariable>& vars, long step, double time);
+  /// finish(), which throw the error of a snapshot that failed; `state` may change as soon as this returns,
+  /// or with FieldHold::until_finish once the next write() or finish() has returned.
+  std::string write(const Field4D& state, const std::vector<GridVariable>& vars, long step, double time,
+                    FieldHold hold = FieldHold::call);
   /// Collective. Returns when every snapshot handed to write() is in place; throws if one failed.
   void finish();
   /// Whether snapshots are written by a background thread. `set_background(false)` writes them in write()
@@ -80,7 +91,9 @@ class GridSnapshotWriter {
 
  private:
   // Everything of a write after the packing: file, rename, sidecars (on the background thread, if any).
-  void store(const double* packed, const std::vector<GridVariable>& vars, long step, double time, int deflate);
+  // own: per variable, this rank's owned cells (packed, or in the held field).
+  void store(const std::vector<StridedCells>& own, const std::vector<GridVariable>& vars, long step, double time,
+             int deflate);
 
   const CartDecomp& decomp_;
   MPI_Comm comm_ = MPI_COMM_NULL;  // a duplicate of decomp_.comm(), for the writer's own collectives
@@ -100,6 +113,7 @@ class GridSnapshotWriter {
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
   StagedBuffers staging_{"grid_output"};  // the written cells, packed on the device, and their host copy
+  Field4D held_;  // a field written without a copy (FieldHold::until_finish), until the write is done
   bool background_ = false;
   BackgroundJobs jobs_;  // declared last: destroyed first, waiting for a snapshot in flight
 };

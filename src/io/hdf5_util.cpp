@@ -26,6 +26,7 @@ std::atomic<bool> g_abandoned{false};  // a handle was left open because of that
 
 int output_files_open() { return g_output_files; }
 bool abandoned() { return g_abandoned; }
+void output_write_failed() { detail::note_failure(); }
 
 namespace detail {
 void output_file_opened() { ++g_output_files; }
@@ -39,6 +40,10 @@ bool abandon_on_unwind() {
   const bool abandon = g_failed && g_output_files > 0 && std::uncaught_exceptions() > 0;
   if (abandon) g_abandoned = true;
   return abandon;
+}
+void abandon_failed_close() {
+  g_failed = true;
+  g_abandoned = true;
 }
 }  // namespace detail
 

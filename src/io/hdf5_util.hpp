@@ -29,14 +29,19 @@ void silence_library_errors();
 /// other ranks', and closing a file under MPI-IO is collective: a close then can block for ever, or crash at
 /// MPI_Finalize. So while an exception unwinds after a failed HDF5 call with an output file open, handles
 /// are abandoned, not closed, and `abandoned()` turns true: the process must then end without finalising
-/// HDF5 (the executable calls MPI_Abort, or _Exit on one rank).
+/// HDF5 (the executable calls MPI_Abort, or _Exit on one rank). An output file whose close failed (its
+/// metadata could not be written: a full disk) stays open inside HDF5 and is abandoned the same way.
 int output_files_open();
 bool abandoned();
+/// A write into an open output file failed outside HDF5 (raw data written with POSIX calls): its handles
+/// are abandoned like after a failed HDF5 call.
+void output_write_failed();
 namespace detail {
 void output_file_opened();
 void output_file_closed();
 void note_failure();
 bool abandon_on_unwind();
+void abandon_failed_close();
 }  // namespace detail
 
 /// Owns one identifier and closes it with Close. Move-only; a default-constructed handle owns nothing.
@@ -82,6 +87,7 @@ class Handle {
     const hid_t id = id_;
     id_ = -1;
     const herr_t status = Close(id);
+    if (status < 0 && output_) detail::abandon_failed_close();
     if (output_) detail::output_file_closed();
     output_ = false;
     check_status(status, what);

@@ -1,6 +1,7 @@
-// PlaneRoute (io/plane_route.hpp): the plan from one MPI_Allgather of the ranks' boxes, then per call one
-// message per pair of ranks whose z-ranges meet, described by MPI subarray types on both sides (no
-// packing of our own; the sender's part is whole planes of its box, the receiver's a box in its planes).
+// PlaneRoute (io/plane_route.hpp): the plan from one MPI_Allgather of the ranks' boxes, then per call and
+// variable one message per pair of distinct ranks whose z-ranges meet, described by MPI datatypes on both
+// sides (no packing of our own; the sender's part is whole planes of its box, strided as its memory is,
+// the receiver's a box in its planes).
 #include "io/plane_route.hpp"
 
 #include <algorithm>
@@ -17,15 +18,16 @@ constexpr int kTag = 7301;
 /// The planes [lo, hi) rank r of p writes.
 std::array<long long, 2> owned_planes(int r, int p, long long nz) { return {r * nz / p, (r + 1) * nz / p}; }
 
-/// An MPI type for the block `sub` at `start` of the array `whole`, both (nvar, z, y, x).
-MPI_Datatype block_type(int nvar, const Int3& whole, const Int3& sub, const Int3& start) {
-  const int sizes[4] = {nvar, whole[2], whole[1], whole[0]};
-  const int subsizes[4] = {nvar, sub[2], sub[1], sub[0]};
-  const int starts[4] = {0, start[2], start[1], start[0]};
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  STRATUS_MPI_CHECK(MPI_Type_create_subarray(4, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &t));
-  STRATUS_MPI_CHECK(MPI_Type_commit(&t));
-  return t;
+/// An MPI type for count cells (x, y, z) with x contiguous, rows `row` and planes `plane` doubles apart.
+MPI_Datatype strided_type(const Int3& count, long long row, long long plane) {
+  MPI_Datatype x = MPI_DATATYPE_NULL, xy = MPI_DATATYPE_NULL, xyz = MPI_DATATYPE_NULL;
+  STRATUS_MPI_CHECK(MPI_Type_contiguous(count[0], MPI_DOUBLE, &x));
+  STRATUS_MPI_CHECK(MPI_Type_create_hvector(count[1], 1, static_cast<MPI_Aint>(row * sizeof(double)), x, &xy));
+  STRATUS_MPI_CHECK(MPI_Type_create_hvector(count[2], 1, static_cast<MPI_Aint>(plane * sizeof(double)), xy, &xyz));
+  STRATUS_MPI_CHECK(MPI_Type_commit(&xyz));
+  STRATUS_MPI_CHECK(MPI_Type_free(&xy));
+  STRATUS_MPI_CHECK(MPI_Type_free(&x));
+  return xyz;
 }
 
 }  // namespace
@@ -55,6 +57,7 @@ PlaneRoute::PlaneRoute(MPI_Comm comm, const Int3& global, const WriteBox& own) :
   write_ = WriteBox{Int3{0, 0, static_cast<int>(mine_z[0])},
                     Int3{global[0], global[1], static_cast<int>(mine_z[1] - mine_z[0])}};
   for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;  // what this rank keeps, it writes from where it lies
     // To r: the planes of the own box that r writes.
     const auto z = owned_planes(r, size, nz);
     long long lo = std::max<long long>(own.start[2], z[0]), hi = std::min<long long>(own.start[2] + own.count[2], z[1]);
@@ -73,28 +76,37 @@ PlaneRoute::PlaneRoute(MPI_Comm comm, const Int3& global, const WriteBox& own) :
   }
 }
 
-const double* PlaneRoute::route(MPI_Comm comm, const double* packed, int nvar) {
+const double* PlaneRoute::route(MPI_Comm comm, const std::vector<StridedCells>& own) {
   STRATUS_REQUIRE(active_, "PlaneRoute::route: nothing to route");
-  const std::size_t need = static_cast<std::size_t>(nvar) * static_cast<std::size_t>(write_.cells());
-  if (routed_.size() < need) routed_.resize(need);
+  const long long wx = write_.count[0], wxy = wx * write_.count[1], block = wxy * write_.count[2];
+  const std::size_t need = own.size() * static_cast<std::size_t>(block);
+  if (routed_size_ < need) {
+    routed_.reset(new double[need]);
+    routed_size_ = need;
+  }
   std::vector<MPI_Request> req;
   std::vector<MPI_Datatype> types;
-  req.reserve(sends_.size() + recvs_.size());
+  req.reserve(own.size() * (sends_.size() + recvs_.size()));
   types.reserve(req.capacity());
-  for (const Peer& p : recvs_) {
-    types.push_back(block_type(nvar, write_.count, p.count, p.recv_start));
-    req.emplace_back();
-    STRATUS_MPI_CHECK(MPI_Irecv(routed_.data(), 1, types.back(), p.rank, kTag, comm, &req.back()));
-  }
-  for (const Peer& p : sends_) {
-    types.push_back(block_type(nvar, own_.count, p.count, p.send_start));
-    req.emplace_back();
-    // MPI-3 takes a const buffer; the cast is for MPI libraries that still declare void*.
-    STRATUS_MPI_CHECK(MPI_Isend(const_cast<double*>(packed), 1, types.back(), p.rank, kTag, comm, &req.back()));
+  for (std::size_t q = 0; q < own.size(); ++q) {
+    const int tag = kTag + static_cast<int>(q);
+    for (const Peer& p : recvs_) {
+      types.push_back(strided_type(p.count, wx, wxy));
+      double* at = routed_.get() + q * block + (p.recv_start[2] * wxy + p.recv_start[1] * wx + p.recv_start[0]);
+      req.emplace_back();
+      STRATUS_MPI_CHECK(MPI_Irecv(at, 1, types.back(), p.rank, tag, comm, &req.back()));
+    }
+    for (const Peer& p : sends_) {
+      types.push_back(strided_type(p.count, own[q].row, own[q].plane));
+      const double* at = own[q].first + p.send_start[2] * own[q].plane;
+      req.emplace_back();
+      // MPI-3 takes a const buffer; the cast is for MPI libraries that still declare void*.
+      STRATUS_MPI_CHECK(MPI_Isend(const_cast<double*>(at), 1, types.back(), p.rank, tag, comm, &req.back()));
+    }
   }
   STRATUS_MPI_CHECK(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
   for (MPI_Datatype& t : types) STRATUS_MPI_CHECK(MPI_Type_free(&t));
-  return routed_.data();
+  return routed_.get();
 }
 
 }  // namespace stratus

@@ -9,11 +9,19 @@
 #pragma once
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 #include "core/types.hpp"
 
 namespace stratus {
+
+/// One variable's cells of a box in memory: `first` is the box's first cell, x runs fastest (contiguous),
+/// rows are `row` doubles apart and z-planes `plane` doubles apart.
+struct StridedCells {
+  const double* first = nullptr;
+  long long row = 0, plane = 0;
+};
 
 /// The cells one rank writes: the box [start, start + count) of the global grid, (x, y, z) order.
 struct WriteBox {
@@ -34,20 +42,22 @@ class PlaneRoute {
   /// What this rank writes after route() (its own box when not active).
   const WriteBox& write_box() const { return write_; }
 
-  /// Collective over comm (the same on every rank). packed: nvar blocks of the own box's cells, x
-  /// fastest; returns nvar blocks of write_box()'s cells, x fastest (kept until the next call).
-  const double* route(MPI_Comm comm, const double* packed, int nvar);
+  /// Collective over comm (the same on every rank). own: the own box's cells of each variable. Returns
+  /// own.size() blocks of write_box()'s cells, x fastest, kept until the next call: every cell of the
+  /// write box that lies outside the own box (those inside are not copied; read them from `own`).
+  const double* route(MPI_Comm comm, const std::vector<StridedCells>& own);
 
  private:
   struct Peer {
     int rank;
-    Int3 count;  // the cells exchanged with this rank: whole x-y extent of the sender, `count[2]` planes
+    Int3 count;  // the cells exchanged with this rank (never this rank itself): whole x-y extent of the sender
     Int3 send_start, recv_start;  // where they lie in the own box and in the write box
   };
   bool active_ = false, whole_planes_ = true;
   WriteBox own_, write_;
   std::vector<Peer> sends_, recvs_;
-  std::vector<double> routed_;
+  std::unique_ptr<double[]> routed_;  // not value-initialised: the part never received is never touched
+  std::size_t routed_size_ = 0;
 };
 
 }  // namespace stratus
