@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/types.hpp"
+#include "io/grid_output.hpp"
 
 namespace stratus {
 
@@ -25,8 +26,10 @@ struct WriteBenchResult {
 
 /// Collective over comm. Writes `reps` snapshots of `nvars` variables on a `cells` grid (decomposed over
 /// comm like a run's, 2 ghost cells) into dir (created if missing; it should be empty), alternating with
-/// `reps` plain writes. Returns the same result on every rank. Throws Error on I/O failures.
+/// `reps` plain writes. hold: how the field is handed to the writer (FieldHold::until_finish, as the physics
+/// with output fields of their own do, saves the copy on CPUs). Returns the same result on every rank.
+/// Throws Error on I/O failures.
 WriteBenchResult bench_snapshot_write(MPI_Comm comm, Int3 cells, int nvars, int reps, const std::string& dir,
-                                      bool fsync_plain = false);
+                                      bool fsync_plain = false, FieldHold hold = FieldHold::call);
 
 }  // namespace stratus
