@@ -206,13 +206,15 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   held_ = Field4D();
   std::vector<StridedCells> own(vars.size());
   constexpr bool host = Kokkos::SpaceAccessibility<HostSpace, Field4D::memory_space>::accessible;
-  if (host && hold == FieldHold::until_finish && deflate_ == 0 && route_.whole_planes()) {
+  if (host && hold == FieldHold::until_finish && deflate_ == 0 && route_.whole_planes() && state.stride(3) == 1) {
     // Straight from the field: rows of owned cells between its ghosts.
     Kokkos::fence();
     held_ = state;
+    const long long sv = static_cast<long long>(state.stride(0)), sz = static_cast<long long>(state.stride(1)),
+                    sy = static_cast<long long>(state.stride(2)), sx = static_cast<long long>(state.stride(3));
     for (std::size_t q = 0; q < vars.size(); ++q) {
-      own[q] = StridedCells{&state(vars[q].index, grid_.ng[2], grid_.ng[1], grid_.ng[0]),
-                            static_cast<long long>(state.stride(2)), static_cast<long long>(state.stride(1))};
+      const double* first = state.data() + vars[q].index * sv + grid_.ng[2] * sz + grid_.ng[1] * sy + grid_.ng[0] * sx;
+      own[q] = StridedCells{first, sy, sz};
     }
   } else {
     // Only the owned cells of the written variables reach the host, through buffers kept between writes
