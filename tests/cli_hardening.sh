@@ -264,6 +264,17 @@ grid_deck "$T/full_snap.ini" "unused" "checkpoint_every = 0"
 md_deck "$T/full_md.ini" "unused"
 md_deck "$T/full_traj.ini" "unused"
 sed -i 's/^checkpoint_every = 5$/checkpoint_every = 0/' "$T/full_traj.ini"
+# Without the space check the disk fills wherever it may: in a snapshot's data, its metadata at the close
+# (collective: a failure on one rank only hung HDF5's close at some of these sizes), an XDMF file or the
+# history table. Every size must fail cleanly.
+for kib in $(seq 264 8 312); do
+  full_disk "snapshots_np2_check0_${kib}k" 2 "${kib}k" 0 "$T/full_snap.ini" "g(_[0-9]+|_history)?[.](h5|xmf|csv)"
+done
+# The same for checkpoints, page by page: a disk that filled while the checkpoint's header was written
+# (its deck) left the temporary file behind.
+for kib in $(seq 140 4 184); do
+  full_disk "grid_np1_check0_${kib}k" 1 "${kib}k" 0 "$T/full_grid.ini" "g_chk_[0-9]+[.]h5"
+done
 for np in 1 2; do
   for reserve in 1 0; do
     full_disk "grid_np${np}_check${reserve}" "$np" 160k "$reserve" "$T/full_grid.ini" "g_chk_[0-9]+[.]h5"

@@ -245,7 +245,21 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& final_path,
   file_ = h5::File(id, "create '" + tmp_ + "'");
   file_.mark_output();
   created_ = true;
+  // A constructor that throws gets no destructor call: the file it created is discarded by this guard, while
+  // the exception unwinds (so that after a failed HDF5 call the file is abandoned, not closed). A full disk
+  // at the deck's dataset left the temporary behind.
+  struct DiscardOnThrow {
+    CheckpointWriter* writer;
+    bool armed = true;
+    ~DiscardOnThrow() {
+      if (armed) writer->discard();
+    }
+  } guard{this};
+  write_header(meta, step);
+  guard.armed = false;
+}
 
+void CheckpointWriter::write_header(const CheckpointMeta& meta, long long step) {
   const hid_t f = file_.get();
   h5::write_attribute(f, "format", kFormat);
   h5::write_attribute_i32(f, "format_version", kFormatVersion);
@@ -279,6 +293,10 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& final_path,
 
 CheckpointWriter::~CheckpointWriter() {
   if (!created_ || committed_) return;
+  discard();
+}
+
+void CheckpointWriter::discard() {
   // Not committed: an exception is unwinding. Close (or, after a failed HDF5 call, abandon) the file and
   // remove the temporary, so that a failed checkpoint leaves nothing behind and older ones stand.
   dxpl_ = h5::PropList();

@@ -52,7 +52,8 @@ std::string checkpoint_path(const std::string& dir, const std::string& name, lon
 class CheckpointWriter {
  public:
   /// Collective. Creates final_path + ".tmp" (truncating a stale one; the directory is created if
-  /// needed) and writes the metadata. Rank 0's meta is used on every rank.
+  /// needed) and writes the metadata. Rank 0's meta is used on every rank. If that fails once the file
+  /// exists, it is discarded as by the destructor.
   CheckpointWriter(MPI_Comm comm, const std::string& final_path, const CheckpointMeta& meta);
   /// Without commit() (an exception unwinding) the file is closed, or abandoned after a failed HDF5 call
   /// (io/hdf5_util.hpp), and the ".tmp" removed: a failed checkpoint leaves no file behind.
@@ -97,6 +98,9 @@ class CheckpointWriter {
   std::string final_, tmp_;
   long step_ = 0;
   bool created_ = false, committed_ = false;
+  // The destructor's work without commit(): close or abandon the file, remove the temporary.
+  void discard();
+  void write_header(const CheckpointMeta& meta, long long step);
   h5::File file_;
   h5::PropList dxpl_;  // collective transfer (parallel HDF5 writes filtered data only collectively)
   std::set<std::string> names_;

@@ -138,11 +138,9 @@ void write_planes(const std::string& path, const std::vector<haddr_t>& offsets, 
   if (::close(fd) != 0) throw Error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
-}  // namespace
-
-void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
-                     const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                     long step, double time, int deflate) {
+void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
+                const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
+                long step, double time, int deflate) {
   const WriteBox& box = cells.box;
   STRATUS_REQUIRE(cells.vars.size() == vars.size(),
                   "grid output: cells for " << cells.vars.size() << " of " << vars.size() << " variables");
@@ -180,7 +178,7 @@ void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& d
   // Every cell is written, so filling the datasets first would only double the I/O.
   h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
   h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values");
-  if (ranges)  // the default for parallel files; H5Dget_offset below needs it
+  if (deflate == 0)  // the default for parallel files; H5Dget_offset below needs it
     h5::check_status(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "allocate datasets when created");
   if (deflate > 0) {
     // One chunk per rank's block (blocks are equal), so each rank compresses and writes its own chunk;
@@ -193,18 +191,21 @@ void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& d
   }
 
   double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
-  std::vector<haddr_t> offsets;  // ranges: where each dataset's data starts in the file
+  std::vector<haddr_t> offsets;  // uncompressed: where each dataset's data starts in the file
+  double data_end = 0.0;         // and where the last one ends
   for (std::size_t q = 0; q < vars.size(); ++q) {
     const GridVariable& v = vars[q];
     const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
     h5::Dataset ds(
         H5Dcreate2(fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
         "create " + what);
-    if (ranges) {
-      // Allocated when created (above); the cells are written below, from where they lie.
-      offsets.push_back(H5Dget_offset(ds.get()));
-      if (offsets.back() == HADDR_UNDEF) throw Error("no storage allocated for " + what);
-    } else {
+    if (deflate == 0) {  // contiguous, allocated when created (above)
+      const haddr_t at = H5Dget_offset(ds.get());
+      if (at == HADDR_UNDEF) throw Error("no storage allocated for " + what);
+      data_end = std::max(data_end, static_cast<double>(at) + 8.0 * g.global_n[0] * g.global_n[1] * g.global_n[2]);
+      offsets.push_back(at);
+    }
+    if (!ranges) {
       const StridedCells& c = cells.vars[q];
       STRATUS_REQUIRE(empty || (c.row == box.count[0] && c.plane == c.row * box.count[1]),
                       "grid output: packed cells expected for " << what);
@@ -236,7 +237,29 @@ void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& d
       throw;
     }
   }
+  // (A compressed file is shorter than the data bytes reserved before it was created.)
+  if (deflate == 0) h5::reserve_for_close(comm, path, data_end);
   file.close("close '" + path + "'");
+}
+
+/// The message of an error with the file it was writing, where it does not name it already.
+std::string naming(const std::string& what, const std::string& path) {
+  return what.find(path) == std::string::npos ? what + " (writing '" + path + "')" : what;
+}
+
+}  // namespace
+
+void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
+                     const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
+                     long step, double time, int deflate) {
+  // (The file's handles are closed or abandoned before an error gets here.)
+  try {
+    write_file(comm, path, decomp, g, prov, cells, ranges, vars, step, time, deflate);
+  } catch (const CollectiveError& e) {
+    throw CollectiveError(naming(e.what(), path));
+  } catch (const Error& e) {
+    throw Error(naming(e.what(), path));
+  }
 }
 
 }  // namespace stratus

@@ -1,8 +1,14 @@
 // open_parallel (io/h5_parallel.hpp).
 #include "io/h5_parallel.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include "core/agree.hpp"
 #include "core/error.hpp"
 
 namespace stratus::h5 {
@@ -40,6 +46,28 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
   File file(id, (create ? "create '" : "open '") + path + "'");
   file.mark_output();
   return file;
+}
+
+void reserve_for_close(MPI_Comm comm, const std::string& path, double end) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::string failed;
+  if (rank == 0) {
+    // A margin for the metadata HDF5 allocates after the last dataset (attributes); blocks past the end of
+    // the file are released by nothing, so it stays small.
+    const off_t len = static_cast<off_t>(end) + 16 * 1024;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    const int err = fd < 0 ? errno : ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, len) == 0 ? 0 : errno;
+    if (fd >= 0) ::close(fd);
+    // A file system without fallocate reserves nothing; the close then meets a full disk as it comes.
+    if (err != 0 && err != EOPNOTSUPP && err != ENOSYS) failed = "cannot write '" + path + "': " + std::strerror(err);
+  }
+  try {
+    agree_or_throw(comm, failed.empty(), failed);
+  } catch (const CollectiveError&) {
+    output_write_failed();
+    throw;
+  }
 }
 
 }  // namespace stratus::h5

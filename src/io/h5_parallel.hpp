@@ -27,4 +27,12 @@ enum class FileBlocks {
 File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind,
                    FileBlocks blocks = FileBlocks::interleaved);
 
+/// Collective. Before the close of an output file opened by open_parallel() whose contiguous datasets end
+/// at byte `end`: rank 0 allocates its disk blocks up to there and a little beyond (fallocate, the size
+/// unchanged), so that the metadata the close writes (between and after the datasets) does not meet a full
+/// disk: HDF5's collective close does not recover when that write fails on one rank only (it hung). If the
+/// blocks cannot be had, every rank throws the same CollectiveError and the file is abandoned
+/// (hdf5_util.hpp), not closed.
+void reserve_for_close(MPI_Comm comm, const std::string& path, double end);
+
 }  // namespace stratus::h5
