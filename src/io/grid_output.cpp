@@ -145,16 +145,24 @@ void GridSnapshotWriter::set_background(bool on) {
   background_ = on && level == MPI_THREAD_MULTIPLE;
 }
 
-void GridSnapshotWriter::finish() {
-  const double t0 = MPI_Wtime();
+void GridSnapshotWriter::wait_for_writer() {
   try {
     jobs_.wait();
   } catch (...) {
     held_ = Field4D();
-    seconds_ += MPI_Wtime() - t0;
     throw;
   }
   held_ = Field4D();
+}
+
+void GridSnapshotWriter::finish() {
+  const double t0 = MPI_Wtime();
+  try {
+    wait_for_writer();
+  } catch (...) {
+    seconds_ += MPI_Wtime() - t0;
+    throw;
+  }
   seconds_ += MPI_Wtime() - t0;
 }
 
@@ -197,19 +205,17 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
   // The snapshot before this one may still be reading the host buffer, and its error belongs to the caller
   // before anything else is written.
   try {
-    jobs_.wait();
+    wait_for_writer();
   } catch (...) {
-    held_ = Field4D();
     seconds_ += MPI_Wtime() - t0;
     throw;
   }
-  held_ = Field4D();
   std::vector<StridedCells> own(vars.size());
   constexpr bool host = Kokkos::SpaceAccessibility<HostSpace, Field4D::memory_space>::accessible;
   if (host && hold == FieldHold::until_finish && deflate_ == 0 && route_.whole_planes() && state.stride(3) == 1) {
     // Straight from the field: rows of owned cells between its ghosts.
     Kokkos::fence();
-    held_ = state;
+    if (background_) held_ = state;  // kept until the background write is done
     const long long sv = static_cast<long long>(state.stride(0)), sz = static_cast<long long>(state.stride(1)),
                     sy = static_cast<long long>(state.stride(2)), sx = static_cast<long long>(state.stride(3));
     for (std::size_t q = 0; q < vars.size(); ++q) {
@@ -233,11 +239,9 @@ std::string GridSnapshotWriter::write(const Field4D& state, const std::vector<Gr
     try {
       store(own, vars, step, time, deflate_);
     } catch (...) {
-      held_ = Field4D();
       seconds_ += MPI_Wtime() - t0;
       throw;
     }
-    held_ = Field4D();
   }
   const Int3& gn = grid_.global_n;
   bytes_ += 8.0 * static_cast<double>(vars.size()) * gn[0] * gn[1] * gn[2];

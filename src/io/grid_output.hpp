@@ -90,6 +90,8 @@ class GridSnapshotWriter {
   void resume_before(long step);
 
  private:
+  // jobs_.wait(), releasing the held field either way.
+  void wait_for_writer();
   // Everything of a write after the packing: file, rename, sidecars (on the background thread, if any).
   // own: per variable, this rank's owned cells (packed, or in the held field).
   void store(const std::vector<StridedCells>& own, const std::vector<GridVariable>& vars, long step, double time,
