@@ -147,8 +147,7 @@ void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp
   STRATUS_REQUIRE(!ranges || (box.start[0] == 0 && box.start[1] == 0 && box.count[0] == g.global_n[0] &&
                               box.count[1] == g.global_n[1] && deflate == 0),
                   "grid output: a box of whole z-planes expected");
-  h5::File file =
-      h5::open_parallel(comm, path, true, "HDF5", ranges ? h5::FileBlocks::contiguous : h5::FileBlocks::interleaved);
+  h5::File file = h5::open_parallel(comm, path, true, "HDF5");
   write_root_attributes(file.get(), decomp, g, prov, step, time);
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
   h5::check_status(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");

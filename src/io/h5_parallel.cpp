@@ -13,16 +13,9 @@
 
 namespace stratus::h5 {
 
-File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind, FileBlocks blocks) {
+File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind) {
   PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
-  MPI_Info info = MPI_INFO_NULL;
-  if (blocks == FileBlocks::contiguous) {
-    // Other MPI-IO implementations ignore a ROMIO hint. HDF5 keeps its own copy of the info.
-    STRATUS_MPI_CHECK(MPI_Info_create(&info));
-    STRATUS_MPI_CHECK(MPI_Info_set(info, "romio_cb_write", "disable"));
-  }
-  const herr_t set = H5Pset_fapl_mpio(fapl.get(), comm, info);
-  if (info != MPI_INFO_NULL) STRATUS_MPI_CHECK(MPI_Info_free(&info));
+  const herr_t set = H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL);
   check_status(set, "select MPI-IO for '" + path + "'");
   check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
                "set format bounds for '" + path + "'");

@@ -11,21 +11,9 @@
 
 namespace stratus::h5 {
 
-/// How the ranks' parts of the file's raw data lie.
-enum class FileBlocks {
-  /// Interleaved in the file (a rank's part of a dataset is many runs): MPI-IO's collective buffering
-  /// gathers them to aggregator ranks, which write large runs.
-  interleaved,
-  /// One contiguous range per rank and dataset (whole z-planes of a grid): every rank writes its own
-  /// range (ROMIO's hint romio_cb_write = disable) instead of sending it to the one aggregator of its
-  /// node, which would then write alone.
-  contiguous,
-};
-
 /// Collective. Creates (truncates, create = true) or opens for writing `path`; `kind` names the file
 /// in errors ("HDF5", "H5MD"). Every rank throws the same Error if any rank failed.
-File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind,
-                   FileBlocks blocks = FileBlocks::interleaved);
+File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind);
 
 /// Collective. Before the close of an output file opened by open_parallel() whose contiguous datasets end
 /// at byte `end`: rank 0 allocates its disk blocks up to there and a little beyond (fallocate, the size
