@@ -5,10 +5,12 @@
 // Stratus makes. Each case also checks that only complete files are left under their final names. These
 // tests count calls; they do not time anything.
 #include <dlfcn.h>
+#include <hdf5.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,6 +23,7 @@
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/grid_output.hpp"
+#include "io/hdf5_util.hpp"
 #include "io/xdmf.hpp"
 #include "mpi_world.hpp"
 #include "temp_dir.hpp"
@@ -28,8 +31,19 @@
 namespace {
 
 std::atomic<long> fsync_calls{0};
+std::atomic<bool> fail_pwrite{false};  // pwrite() fails with ENOSPC while set
 
 }  // namespace
+
+extern "C" ssize_t pwrite(int fd, const void* buf, size_t n, off_t at) {
+  using Fn = ssize_t (*)(int, const void*, size_t, off_t);
+  static const Fn real = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "pwrite"));
+  if (fail_pwrite || !real) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return real(fd, buf, n, at);
+}
 
 extern "C" int fsync(int fd) {
   using Fn = int (*)(int);
@@ -170,3 +184,20 @@ TEST_CASE("a checkpoint is fsynced before it is renamed", "[io][durability]") {
 }
 
 }  // namespace durability_test
+
+// Last in this file: the failed file stays abandoned for the rest of the process.
+TEST_CASE("an output file whose close fails is abandoned, not left to MPI_Finalize", "[io][durability]") {
+  // A full disk when HDF5 writes the metadata at the close: the file stays open inside HDF5, and closing it
+  // again while MPI finalises crashed (SIGSEGV). The executable ends without finalising when abandoned().
+  namespace h5 = stratus::h5;
+  test::TempDir tmp("stratus_close_fails");
+  const std::string path = (tmp.path / "f.h5").string();
+  h5::File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create " + path);
+  file.mark_output();
+  h5::write_attribute(file.get(), "deck", std::string(1000, 'x'));  // metadata, cached until the close
+  REQUIRE_FALSE(h5::abandoned());
+  fail_pwrite = true;
+  CHECK_THROWS_AS(file.close("close " + path), stratus::Error);
+  fail_pwrite = false;
+  CHECK(h5::abandoned());
+}
