@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/agree.hpp"
 #include "core/error.hpp"
 #include "io/cf_grid.hpp"
 #include "io/h5_parallel.hpp"
@@ -229,12 +228,7 @@ void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp
     } catch (const Error& e) {
       failed = e.what() + space_hint(path);
     }
-    try {
-      agree_all_or_throw(comm, failed.empty(), failed);
-    } catch (const CollectiveError&) {
-      h5::output_write_failed();
-      throw;
-    }
+    h5::agree_or_abandon(comm, failed);
   }
   // (A compressed file is shorter than the data bytes reserved before it was created.)
   if (deflate == 0) h5::reserve_for_close(comm, path, data_end);

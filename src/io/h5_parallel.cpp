@@ -55,8 +55,12 @@ void reserve_for_close(MPI_Comm comm, const std::string& path, double end) {
     // A file system without fallocate reserves nothing; the close then meets a full disk as it comes.
     if (err != 0 && err != EOPNOTSUPP && err != ENOSYS) failed = "cannot write '" + path + "': " + std::strerror(err);
   }
+  agree_or_abandon(comm, failed);
+}
+
+void agree_or_abandon(MPI_Comm comm, const std::string& failed) {
   try {
-    agree_or_throw(comm, failed.empty(), failed);
+    agree_all_or_throw(comm, failed.empty(), failed);
   } catch (const CollectiveError&) {
     output_write_failed();
     throw;

@@ -23,4 +23,9 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
 /// (hdf5_util.hpp), not closed.
 void reserve_for_close(MPI_Comm comm, const std::string& path, double end);
 
+/// Collective, while an output file is open and a write into it outside HDF5 failed on some ranks (failed
+/// holds why, empty where it did not): returns if no rank failed; otherwise the open output files are
+/// abandoned (hdf5_util.hpp) and every rank throws the same CollectiveError.
+void agree_or_abandon(MPI_Comm comm, const std::string& failed);
+
 }  // namespace stratus::h5
