@@ -23,8 +23,10 @@ struct GridCells {
 };
 
 /// Collective. Creates `path` and writes the snapshot. ranges: every rank's box is whole z-planes of the
-/// grid (the same answer on every rank); HDF5 then writes the metadata and allocates the datasets, and
-/// every rank writes its own range of each dataset with pwritev(2) (on a descriptor of its own), rows
+/// grid (the same answer on every rank); rank 0 alone then creates the file through HDF5 (no collective
+/// HDF5 call: at two ranks a 4 MB snapshot took 3.6 ms instead of 5.5), allocates the datasets and sends
+/// their offsets, and every rank writes its own range of each dataset with pwritev(2) (on a descriptor of
+/// its own; the others while rank 0 writes the rest of the metadata), rows
 /// gathered into calls of at most 512 KiB from where they lie (on this class of machine a write(2) of
 /// 1 MiB or more into the page cache ran at 0.4-2 GB/s, of 512 KiB at 6-7 GB/s). Otherwise (ranks' parts
 /// interleaved in the file, or compressed chunks) one collective write per dataset, of cells.vars packed

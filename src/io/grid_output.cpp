@@ -1,6 +1,6 @@
-// GridSnapshotWriter and HistoryTable (io/grid_output.hpp). A snapshot is written collectively through
-// MPI-IO into <file>.tmp, closed on every rank, then renamed by rank 0 together with the XDMF files, so
-// a reader never meets a half-written file. Decisions that only rank 0 can make (directory creation,
+// GridSnapshotWriter and HistoryTable (io/grid_output.hpp). A snapshot is written by every rank into
+// <file>.tmp (io/grid_file.cpp), closed, then renamed by rank 0 together with the XDMF files, so a
+// reader never meets a half-written file. Decisions that only rank 0 can make (directory creation,
 // renames, the history file) are broadcast before anyone throws, so a failure raises the same Error on
 // every rank instead of leaving the others waiting in a collective. HDF5 failures inside collective
 // calls are assumed to occur on every rank alike, as parallel HDF5 itself assumes. This file does not

@@ -41,19 +41,48 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
   return file;
 }
 
+File create_output(const std::string& path, const std::string& kind) {
+  PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
+  // MPI-IO on this rank alone rather than the POSIX driver, which opens the file with O_TRUNC (freeing
+  // blocks reserved in it beforehand) and shrinks it at the close: 21 snapshots of 4 MB at two ranks took
+  // 0.126-0.165 s that way, 0.090-0.096 s this way.
+  check_status(H5Pset_fapl_mpio(fapl.get(), MPI_COMM_SELF, MPI_INFO_NULL), "select MPI-IO for '" + path + "'");
+  check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+               "set format bounds for '" + path + "'");
+  hid_t id = -1;
+  std::string why;
+  {
+    QuietErrors quiet;
+    id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+    if (id < 0) why = last_error();
+  }
+  if (id < 0) throw Error("cannot create " + kind + " file '" + path + "'" + (why.empty() ? "" : ": " + why));
+  File file(id, "create '" + path + "'");
+  file.mark_output();
+  return file;
+}
+
+void reserve_blocks(const std::string& path, double end) {
+  // A margin for the metadata HDF5 allocates after the last dataset (attributes); blocks past the end of
+  // the file are released by nothing, so it stays small.
+  const off_t len = static_cast<off_t>(end) + 16 * 1024;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const int err = fd < 0 ? errno : ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, len) == 0 ? 0 : errno;
+  if (fd >= 0) ::close(fd);
+  // A file system without fallocate reserves nothing; the close then meets a full disk as it comes.
+  if (err != 0 && err != EOPNOTSUPP && err != ENOSYS) throw Error("cannot write '" + path + "': " + std::strerror(err));
+}
+
 void reserve_for_close(MPI_Comm comm, const std::string& path, double end) {
   int rank = 0;
   STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   std::string failed;
   if (rank == 0) {
-    // A margin for the metadata HDF5 allocates after the last dataset (attributes); blocks past the end of
-    // the file are released by nothing, so it stays small.
-    const off_t len = static_cast<off_t>(end) + 16 * 1024;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    const int err = fd < 0 ? errno : ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, len) == 0 ? 0 : errno;
-    if (fd >= 0) ::close(fd);
-    // A file system without fallocate reserves nothing; the close then meets a full disk as it comes.
-    if (err != 0 && err != EOPNOTSUPP && err != ENOSYS) failed = "cannot write '" + path + "': " + std::strerror(err);
+    try {
+      reserve_blocks(path, end);
+    } catch (const Error& e) {
+      failed = e.what();
+    }
   }
   agree_or_abandon(comm, failed);
 }

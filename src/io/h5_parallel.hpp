@@ -1,6 +1,7 @@
-// Parallel HDF5 files opened collectively: MPI-IO, the 1.8 file format (readable by every current HDF5,
-// h5py, MDAnalysis, ParaView and VisIt; it also gives dense storage to attributes over 64 KiB, e.g. a
-// long deck) and collective metadata writes (better at large rank counts). Used by grid snapshots and
+// HDF5 output files: opened collectively through MPI-IO with collective metadata writes (better at large
+// rank counts), or created by one rank alone (grid snapshots whose cells every rank writes itself);
+// either way the 1.8 file format (readable by every current HDF5, h5py, MDAnalysis, ParaView and VisIt;
+// it also gives dense storage to attributes over 64 KiB, e.g. a long deck). Used by grid snapshots and
 // H5MD trajectories.
 #pragma once
 #include <mpi.h>
@@ -15,12 +16,19 @@ namespace stratus::h5 {
 /// in errors ("HDF5", "H5MD"). Every rank throws the same Error if any rank failed.
 File open_parallel(MPI_Comm comm, const std::string& path, bool create, const std::string& kind);
 
-/// Collective. Before the close of an output file opened by open_parallel() whose contiguous datasets end
-/// at byte `end`: rank 0 allocates its disk blocks up to there and a little beyond (fallocate, the size
-/// unchanged), so that the metadata the close writes (between and after the datasets) does not meet a full
-/// disk: HDF5's collective close does not recover when that write fails on one rank only (it hung). If the
-/// blocks cannot be had, every rank throws the same CollectiveError and the file is abandoned
-/// (hdf5_util.hpp), not closed.
+/// Not collective. Creates (truncates) `path` for this rank alone (MPI-IO on MPI_COMM_SELF), marked an
+/// output file; `kind` names it in errors.
+File create_output(const std::string& path, const std::string& kind);
+
+/// Not collective. Before the close of an output file whose contiguous datasets end at byte `end`:
+/// allocates its disk blocks up to there and a little beyond (fallocate, the size unchanged), so that the
+/// metadata the close writes (between and after the datasets) does not meet a full disk. Throws Error
+/// naming the file if the blocks cannot be had; a file system without fallocate reserves nothing.
+void reserve_blocks(const std::string& path, double end);
+
+/// Collective. reserve_blocks() on rank 0 for a file opened by open_parallel(): HDF5's collective close
+/// does not recover when its metadata write fails on one rank only (it hung). If the blocks cannot be had,
+/// every rank throws the same CollectiveError and the file is abandoned (hdf5_util.hpp), not closed.
 void reserve_for_close(MPI_Comm comm, const std::string& path, double end);
 
 /// Collective, while an output file is open and a write into it outside HDF5 failed on some ranks (failed
