@@ -55,7 +55,8 @@ class Euler : public GridPhysics {
   /// Tendency of s along direction dir (0 x, 1 y, 2 z) into tend (owned cells); hv_dt is the dt that
   /// scales the hyperviscosity. With add, adds to tend instead of overwriting it.
   void tendency(const Field4D& s, int dir, double hv_dt, const Field4D& tend, bool add) const;
-  /// One stage of the split step along dir: fills s's ghosts, then out = init + dt L_dir(s) on owned cells
+  /// One stage of the split step along dir: fills s's ghosts along dir (along x or y periodic within the
+  /// rank the line kernels copy those they read themselves), then out = init + dt L_dir(s) on owned cells
   /// (euler_split.cpp). out may be init but not s. v_active false: the v momentum is 0 everywhere (x-z
   /// runs) and is neither read nor written.
   void split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir, bool v_active);
