@@ -104,8 +104,10 @@ TEST_CASE("fields are bitwise identical for every decomposition and on one rank"
        {"euler.case=injection", "grid.length=20000 1 10000", "euler.splitting=unsplit", "euler.cfl=0.8"},
        15},
       {Int3{12, 8, 12}, {"euler.case=thermal", "grid.length=12000 8000 10000"}, 8},
-      // Rows of several runs of the line kernels (128 cells each, the last one shorter).
+      // Rows of several runs of the line kernels (128 cells each, the last one shorter); in 3D, y periodic
+      // within the rank with two runs along x.
       {Int3{600, 1, 10}, {"euler.case=thermal", "grid.length=60000 1 10000"}, 10},
+      {Int3{130, 8, 6}, {"euler.case=thermal", "grid.length=13000 8000 10000"}, 6},
   };
   const int np = nranks();
   test::note_one_rank_compares_itself();
@@ -152,8 +154,11 @@ TEST_CASE("the line kernels and the flux kernels of the split stages give the sa
       {{"euler.case=thermal", "grid.nx=12", "grid.ny=8", "grid.nz=12", "grid.length=12000 8000 10000",
         "euler.viscosity=20", "euler.diffusivity=20"},
        false},
-      // Rows of several runs of 128 cells, the last one shorter, at every decomposition.
+      // Rows of several runs of 128 cells, the last one shorter; the last one of a single cell (the run
+      // before it reads a ghost too); in 3D, the y ghosts of two runs along x.
       {{"euler.case=collision", "grid.nx=600", "grid.ny=1", "grid.nz=10", "grid.length=60000 1 10000"}, false, true},
+      {{"euler.case=collision", "grid.nx=257", "grid.ny=1", "grid.nz=8", "grid.length=25700 1 8000"}, false, true},
+      {{"euler.case=thermal", "grid.nx=130", "grid.ny=6", "grid.nz=6", "grid.length=13000 6000 10000"}, false, true},
   };
   for (const auto& s : setups) {
     INFO(s.keys[0] << (s.y_wind ? " with a y wind" : "") << (s.hot_block ? " with a hot block" : "") << ", "

@@ -89,7 +89,8 @@ void euler_stage_x(const EulerStageArgs& a) {
         const int i0 = g.ng[0] + c * kChunk, m = nx - c * kChunk < kChunk ? nx - c * kChunk : kChunk;
         const double hr = hc(k), hrt = htc(k), hp = hpc(k);
         const long vs = static_cast<long>(s.stride(0));
-        if (wrap && (c == 0 || c == runs - 1)) {  // the ghosts the run reads: its own alone
+        // The ghosts of a row that only this run reads (a last run of one cell is excluded by the caller).
+        if (wrap && (c == 0 || c == runs - 1)) {
           double* row = &s(0, k, j, 0);
           wrap_ghosts([=](int i) { return row + i; }, g.ng[0], nx, vs, 1, c == 0, c == runs - 1);
         }
@@ -281,9 +282,11 @@ void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& ou
   if (line_kernels_) {
     // Along x or y periodic within this rank (no inflow), the stage kernels copy the ghosts they read:
     // the exchange's copies of two cells per row cost 9 % of a 3D step at 128^3 (their rows went through
-    // the cache once more).
+    // the cache once more). Not along x where a row's last run has one cell: the run before it then reads
+    // the first ghost on the right too, which the last run writes.
     const bool inflow = euler_cases()[static_cast<std::size_t>(p_.test)].inflow;
-    const bool wrap = dir < 2 && decomp_->dims()[dir] == 1 && decomp_->periodic(dir) && !(dir == 0 && inflow);
+    const bool wrap = dir < 2 && decomp_->dims()[dir] == 1 && decomp_->periodic(dir) &&
+                      !(dir == 0 && (inflow || g.n[0] % kChunk == 1));
     if (!wrap) fill_ghosts(s, dir);  // a sweep along dir reads no other ghosts
     EulerStageArgs a{init,
                      s,

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 
 #include "core/error.hpp"
 #include "io/cf_grid.hpp"
@@ -228,7 +229,7 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
       file = h5::create_output(path, "HDF5");
       coords = describe_file(file.get(), decomp, g, prov, step, time, H5P_DEFAULT, true);
       d = create_datasets(file.get(), path, decomp, g, vars, 0);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       failed = e.what();
     }
   }
@@ -242,7 +243,7 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
   try {
     if (root) describe_fields(file.get(), d, coords, path, vars);
     write_planes(path, offsets, cells);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     failed = e.what() + space_hint(path);
   }
   h5::agree_or_abandon(comm, failed);
@@ -250,7 +251,7 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
     try {
       h5::reserve_blocks(path, data_end(offsets, g));
       file.close("close '" + path + "'");
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       failed = e.what();
     }
   }
