@@ -9,7 +9,7 @@
 #   pppm_energy_drift.png     inputs/md/ionic_liquid_lj.ini, 10,000 NVE steps (plot_energy_drift.py)
 # About 10 minutes on 2 cores; --quick makes every run small (a check that the commands work, minutes
 # less; not the documented pictures). Needs Debian's python3-h5py, python3-matplotlib, and ParaView with
-# xvfb-run for the two renders (scripts/install-deps.sh --test-tools installs them); a missing ParaView
+# Xvfb for the two renders (scripts/install-deps.sh --test-tools installs them); a missing ParaView
 # skips those two with a message. Builds first unless --exe names the executable.
 # Usage: scripts/docs-pictures.sh [--exe PATH] [--out DIR] [--quick] [-n RANKS]
 # Exit status: 0, 1 when a run or picture failed, 2 bad usage.
@@ -55,7 +55,31 @@ done_png() { echo "  $1"; }
 pv=()
 if command -v pvbatch > /dev/null; then
   pv=(pvbatch)
-  [ -n "${DISPLAY:-}" ] || { command -v xvfb-run > /dev/null && pv=(xvfb-run -a pvbatch) || pv=(); }
+  if [ -z "${DISPLAY:-}" ]; then
+    # One X server for both renders, on a display number it picks and reports when ready (-displayfd), as
+    # tests/post_scripts.sh does: `xvfb-run -a` per call picks a number that another X server starting at
+    # the same time can take, and pvbatch then aborts (a CI run failed that way). -noreset: the server
+    # stays as it is between the two renders (once, without it, it was gone before the second).
+    if command -v Xvfb > /dev/null; then
+      Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset 3> "$work/xdisplay" 2> "$work/xvfb.log" &
+      xvfb_pid=$!
+      trap 'kill "$xvfb_pid" 2> /dev/null || true; rm -rf "$work"' EXIT
+      for _ in $(seq 200); do
+        [ -s "$work/xdisplay" ] && break
+        sleep 0.05
+      done
+      if [ -s "$work/xdisplay" ]; then
+        DISPLAY=":$(head -n 1 "$work/xdisplay")"
+        export DISPLAY
+      else
+        echo "docs-pictures: Xvfb did not start: $(cat "$work/xvfb.log")" >&2
+        pv=()
+        failed=1
+      fi
+    else
+      pv=()
+    fi
+  fi
 fi
 
 if [ "$quick" = 1 ]; then
@@ -75,7 +99,7 @@ if run straka climate/straka.ini "${st[@]+"${st[@]}"}" &&
   done_png straka.png
 else failed=1; fi
 if [ ${#pv[@]} -eq 0 ]; then
-  echo "docs-pictures: no ParaView (pvbatch and xvfb-run): thermal_paraview.png and md_mixture_paraview.png skipped" >&2
+  echo "docs-pictures: no ParaView (pvbatch and Xvfb): thermal_paraview.png and md_mixture_paraview.png skipped" >&2
 else
   if run thermal700 climate/thermal.ini "${th[@]+"${th[@]}"}" --set run.t_end=700 --set run.snapshot_every=0 &&
     "${pv[@]}" "$post/render_paraview.py" "$work/thermal700/thermal.xmf" --field theta_prime \
