@@ -68,8 +68,10 @@ struct Atoms {
 };
 Atoms local_atoms(int frame, long long natoms = kAtoms) {
   Atoms a;
+  // Atoms change rank between frames and the ranks' counts with them: a writer that keeps a frame's
+  // buffers for the next must not let a longer frame's values stand in a shorter one.
   for (long long i = 1; i <= natoms; ++i) {
-    if ((i * 7919) % world_size() == world_rank()) a.id.push_back(i);
+    if ((i * 7919 + frame * (i % 5)) % world_size() == world_rank()) a.id.push_back(i);
   }
   std::mt19937 rng(static_cast<unsigned>(1234 + 17 * world_rank() + frame));
   std::shuffle(a.id.begin(), a.id.end(), rng);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "comm/gather_records.hpp"
@@ -20,14 +22,26 @@ namespace stratus::md {
 
 namespace {
 
-/// Rows 0 .. n - 1 of a per-atom device array on the host, row after row (n x components values).
+/// Rows 0 .. n - 1 of a per-atom device array into `out` on the host, row after row (n x components
+/// values): one copy (the rows are contiguous), into memory that `out` keeps for the next call.
+template <class V>
+void host_rows(const V& a, int n, std::vector<typename V::non_const_value_type>& out) {
+  static_assert(V::rank == 1 || std::is_same_v<typename V::array_layout, Kokkos::LayoutRight>, "rows contiguous");
+  const std::size_t ncomp = V::rank == 1 ? 1 : a.extent(1);
+  out.resize(static_cast<std::size_t>(n) * ncomp);
+  if (n == 0) return;
+  using Host = Kokkos::View<typename V::non_const_data_type, Kokkos::LayoutRight, HostSpace, Kokkos::MemoryUnmanaged>;
+  const auto rows = std::make_pair(0, n);
+  if constexpr (V::rank == 1)
+    Kokkos::deep_copy(Host(out.data(), n), Kokkos::subview(a, rows));
+  else
+    Kokkos::deep_copy(Host(out.data(), n), Kokkos::subview(a, rows, Kokkos::ALL));
+}
+
 template <class V>
 std::vector<typename V::non_const_value_type> host_rows(const V& a, int n) {
-  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), a);
-  const std::size_t ncomp = V::rank == 1 ? 1 : h.extent(1);
-  std::vector<typename V::non_const_value_type> out(static_cast<std::size_t>(n) * ncomp);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
-    for (std::size_t k = 0; k < ncomp; ++k) out[i * ncomp + k] = h.access(i, k);
+  std::vector<typename V::non_const_value_type> out;
+  host_rows(a, n, out);
   return out;
 }
 
@@ -229,19 +243,19 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
     write_data_to(output_dir + "/" + name + tag + ".data");
   }
   const int n = atoms_.n_local;
-  const auto id = host_rows(atoms_.id, n);
-  const auto species = host_rows(atoms_.type, n);
-  const auto x = host_rows(atoms_.x, n);
-  std::vector<double> v, f;
-  if (p_.trajectory_velocities) v = host_rows(atoms_.v, n);
+  FrameRows& r = frame_;
+  host_rows(atoms_.id, n, r.id);
+  host_rows(atoms_.type, n, r.type);
+  host_rows(atoms_.x, n, r.x);
+  host_rows(atoms_.image, n, r.image);
+  if (p_.trajectory_velocities) host_rows(atoms_.v, n, r.v);
   if (p_.trajectory_forces) {
     if (!ev_current_) compute_forces(true);  // the forces are current either way; keep the energies too
-    f = host_rows(atoms_.f, n);
+    host_rows(atoms_.f, n, r.f);
   }
+  if (has_charges_) host_rows(atoms_.q, n, r.q);
   const double before = trajectory_->bytes_written();
-  std::vector<double> q;
-  if (has_charges_) q = host_rows(atoms_.q, n);
-  trajectory_->write_frame(clock.step, clock.time, id, x, v, f, species, q, host_rows(atoms_.image, n));
+  trajectory_->write_frame(clock.step, clock.time, r.id, r.x, r.v, r.f, r.type, r.q, r.image);
   return trajectory_->bytes_written() - before;
 }
 

@@ -167,6 +167,11 @@ class MDSimulation : public Simulation {
   std::unique_ptr<NeighborList> list_;
   std::unique_ptr<NoseHooverChain> nhc_;
   std::unique_ptr<H5mdWriter> trajectory_;
+  struct FrameRows {  // a trajectory frame's host copies, kept for the next frame
+    std::vector<long long> id;
+    std::vector<int> type, image;
+    std::vector<double> x, v, f, q;
+  } frame_;
   Particles atoms_;
   TypeMass mass_;
   std::vector<double> mass_host_;

@@ -393,7 +393,7 @@ void CheckpointWriter::write_rows_impl(const std::string& name, long long natoms
 
   // 2. Each rank gets its block of rows (ncomp values each), in row order.
   const std::size_t nc = static_cast<std::size_t>(ncomp);
-  const RowBlock rows = route_rows(
+  const RowBlock& rows = rows_.route(
       comm_, natoms, id, 8 * nc, [&](std::size_t i, char* out) { std::memcpy(out, &values[i * nc], 8 * nc); }, where);
   const long long row0 = rows.row0;
   const std::size_t nloc = rows.count;

@@ -31,6 +31,7 @@
 
 #include "core/types.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/row_exchange.hpp"
 
 namespace stratus {
 
@@ -104,6 +105,7 @@ class CheckpointWriter {
   h5::File file_;
   h5::PropList dxpl_;  // collective transfer (parallel HDF5 writes filtered data only collectively)
   std::set<std::string> names_;
+  RowRouter rows_;  // its buffers serve every per-atom array of the checkpoint
 };
 
 /// The newest valid checkpoint of series NAME in dir (by step), skipping ".tmp" files and files that

@@ -304,7 +304,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   const std::size_t qoff = 8 + 24 * static_cast<std::size_t>(nvec);  // the charge, when stored
   const std::size_t ioff = qoff + (spec_.charges ? 8 : 0);           // the image flags, when stored
   const std::size_t rec = ioff + (spec_.images ? 16 : 0);
-  const RowBlock rows = route_rows(
+  const RowBlock& rows = rows_.route(
       comm_, natoms, id, rec,
       [&](std::size_t i, char* p) {
         const std::int32_t s = species[i];
@@ -324,10 +324,12 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   // 3. Unpack this rank's block.
   const long long row0 = rows.row0;
   const std::size_t nloc = rows.count;
-  std::vector<double> pos(3 * nloc), vel(spec_.velocities ? 3 * nloc : 0), force(spec_.forces ? 3 * nloc : 0);
-  std::vector<int> types(nloc);
-  std::vector<double> charges(spec_.charges ? nloc : 0);
-  std::vector<std::int32_t> images(spec_.images ? 3 * nloc : 0);
+  double* const pos = scratch(pos_, 3 * nloc);
+  double* const vel = scratch(vel_, spec_.velocities ? 3 * nloc : 0);
+  double* const force = scratch(force_, spec_.forces ? 3 * nloc : 0);
+  int* const types = scratch(types_, nloc);
+  double* const charges = scratch(charges_, spec_.charges ? nloc : 0);
+  std::int32_t* const images = scratch(images_, spec_.images ? 3 * nloc : 0);
   for (std::size_t j = 0; j < nloc; ++j) {
     const char* p = rows.record(j);
     std::int32_t s = 0;
@@ -371,29 +373,28 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     for (int d = 0; d < 3; ++d) edges[4 * d] = spec_.hi[d] - spec_.lo[d];
     write_block(file.get(), g + "box/edges/value", H5T_NATIVE_DOUBLE, {nf, 3, 3}, {fr, 0, 0}, {1, 3, 3}, root, edges,
                 dxpl.get(), true);
-    write_block(file.get(), g + "position/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-                pos.data(), dxpl.get(), true);
+    write_block(file.get(), g + "position/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true, pos,
+                dxpl.get(), true);
     if (spec_.velocities) {
-      write_block(file.get(), g + "velocity/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-                  vel.data(), dxpl.get(), true);
+      write_block(file.get(), g + "velocity/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true, vel,
+                  dxpl.get(), true);
     }
     if (spec_.images) {
-      write_block(file.get(), g + "image/value", H5T_NATIVE_INT32, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-                  images.data(), dxpl.get(), true);
+      write_block(file.get(), g + "image/value", H5T_NATIVE_INT32, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true, images,
+                  dxpl.get(), true);
     }
     if (spec_.forces) {
-      write_block(file.get(), g + "force/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true,
-                  force.data(), dxpl.get(), true);
+      write_block(file.get(), g + "force/value", H5T_NATIVE_DOUBLE, {nf, hn, 3}, {fr, r0, 0}, {1, nl, 3}, true, force,
+                  dxpl.get(), true);
     }
     if (frame == 0) {
       std::vector<std::int64_t> ids(nloc);
       for (std::size_t j = 0; j < nloc; ++j) ids[j] = row0 + static_cast<long long>(j) + 1;
-      write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types.data(), dxpl.get(), false);
+      write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types, dxpl.get(), false);
       write_block(file.get(), g + "id", H5T_NATIVE_INT64, {hn}, {r0}, {nl}, true, ids.data(), dxpl.get(), false);
       bytes_ += 12.0 * static_cast<double>(natoms);
       if (spec_.charges) {
-        write_block(file.get(), g + "charge", H5T_NATIVE_DOUBLE, {hn}, {r0}, {nl}, true, charges.data(), dxpl.get(),
-                    false);
+        write_block(file.get(), g + "charge", H5T_NATIVE_DOUBLE, {hn}, {r0}, {nl}, true, charges, dxpl.get(), false);
         bytes_ += 8.0 * static_cast<double>(natoms);
       }
     }

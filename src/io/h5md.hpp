@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "io/row_exchange.hpp"
 
 namespace stratus {
 
@@ -99,6 +100,10 @@ class H5mdWriter {
   H5mdSpec spec_;
   std::vector<Frame> frames_;
   double seconds_ = 0.0, bytes_ = 0.0;
+  // A frame's buffers, kept for the next one (see scratch() in io/row_exchange.hpp).
+  RowRouter rows_;
+  std::vector<double> pos_, vel_, force_, charges_;
+  std::vector<int> types_, images_;
 };
 
 }  // namespace stratus

@@ -1,4 +1,4 @@
-// route_rows (io/row_exchange.hpp): one MPI_Alltoall of counts and one MPI_Alltoallv of records.
+// RowRouter (io/row_exchange.hpp): one MPI_Alltoall of counts and one MPI_Alltoallv of records.
 #include "io/row_exchange.hpp"
 
 #include <algorithm>
@@ -21,21 +21,21 @@ int row_owner(long long row, long long natoms, int nranks) {
 
 }  // namespace
 
-RowBlock route_rows(MPI_Comm comm, long long natoms, const std::vector<long long>& id, std::size_t bytes,
-                    const std::function<void(std::size_t, char*)>& pack, const std::string& where) {
+const RowBlock& RowRouter::route(MPI_Comm comm, long long natoms, const std::vector<long long>& id, std::size_t bytes,
+                                 const std::function<void(std::size_t, char*)>& pack, const std::string& where) {
   int rank = 0, size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   STRATUS_MPI_CHECK(MPI_Comm_size(comm, &size));
   const std::size_t n = id.size();
   const std::size_t words = 8 + bytes;  // the row (int64), then the record
   std::vector<int> send_count(size, 0), recv_count(size, 0), send_displ(size + 1, 0), recv_displ(size + 1, 0);
-  std::vector<int> owner(n);
+  int* owner = scratch(owner_, n);
   for (std::size_t i = 0; i < n; ++i) {
     owner[i] = row_owner(id[i] - 1, natoms, size);
     ++send_count[owner[i]];
   }
   for (int r = 0; r < size; ++r) send_displ[r + 1] = send_displ[r] + send_count[r];
-  std::vector<char> send(std::max<std::size_t>(n * words, 1));
+  char* send = scratch(send_, std::max<std::size_t>(n * words, 1));
   {
     std::vector<int> next(send_displ.begin(), send_displ.end() - 1);
     for (std::size_t i = 0; i < n; ++i) {
@@ -48,22 +48,23 @@ RowBlock route_rows(MPI_Comm comm, long long natoms, const std::vector<long long
   STRATUS_MPI_CHECK(MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm));
   for (int r = 0; r < size; ++r) recv_displ[r + 1] = recv_displ[r] + recv_count[r];
   const std::size_t nrecv = static_cast<std::size_t>(recv_displ[size]);
-  std::vector<char> recv(std::max<std::size_t>(nrecv * words, 1));
+  char* recv = scratch(recv_, std::max<std::size_t>(nrecv * words, 1));
   MPI_Datatype record = MPI_DATATYPE_NULL;
   STRATUS_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(words), MPI_BYTE, &record));
   STRATUS_MPI_CHECK(MPI_Type_commit(&record));
-  const int rc = MPI_Alltoallv(send.data(), send_count.data(), send_displ.data(), record, recv.data(),
-                               recv_count.data(), recv_displ.data(), record, comm);
+  const int rc = MPI_Alltoallv(send, send_count.data(), send_displ.data(), record, recv, recv_count.data(),
+                               recv_displ.data(), record, comm);
   MPI_Type_free(&record);
   STRATUS_MPI_CHECK(rc);
 
   // This rank's block of rows, in row order; a row met twice means another is missing.
-  RowBlock b;
+  RowBlock& b = block_;
   b.row0 = block_begin(rank, natoms, size);
   b.count = static_cast<std::size_t>(block_begin(rank + 1, natoms, size) - b.row0);
   b.bytes = bytes;
-  b.data.assign(std::max<std::size_t>(b.count * bytes, 1), 0);
-  std::vector<char> seen(b.count, 0);
+  scratch(b.data, std::max<std::size_t>(b.count * bytes, 1));
+  char* seen = scratch(seen_, b.count);
+  std::memset(seen, 0, b.count);
   long long duplicates = 0;
   for (std::size_t k = 0; k < nrecv; ++k) {
     const char* p = &recv[k * words];
