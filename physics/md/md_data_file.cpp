@@ -1,12 +1,11 @@
 // LAMMPS data files (atom styles atomic and charge): a strict reader that names the file and line of every problem,
 // and a writer of the same format (declared in md_setup.hpp).
-#include "md/md_setup.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +18,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "md/md_setup.hpp"
 
 namespace stratus::md {
 
@@ -275,6 +275,44 @@ AtomData read_lammps_data(const std::string& path) {
   return atoms;
 }
 
+namespace {
+
+/// The Atoms and Velocities lines of a data file, formatted with std::to_chars (numbers as the shortest
+/// text that reads back as the same double: exact, like %.17g, and several times faster than fprintf,
+/// which took most of the time of writing 256k atoms) and written in pieces of about 1 MiB.
+class DataLines {
+ public:
+  explicit DataLines(std::FILE* f) : f_(f) { buf_.reserve(kPiece + 256); }
+  ~DataLines() { flush(); }
+  DataLines& operator<<(double v) { return put(v); }
+  DataLines& operator<<(long long v) { return put(v); }
+  DataLines& operator<<(int v) { return put(v); }
+  /// Ends the line (the separator after its last value becomes a newline).
+  void end() {
+    buf_.back() = '\n';
+    if (buf_.size() >= kPiece) flush();
+  }
+  void flush() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);  // errors: ferror() at the end
+    buf_.clear();
+  }
+
+ private:
+  template <class T>
+  DataLines& put(T v) {
+    char text[32];
+    const auto r = std::to_chars(text, text + sizeof text, v);
+    buf_.append(text, r.ptr);
+    buf_ += ' ';
+    return *this;
+  }
+  static constexpr std::size_t kPiece = 1 << 20;
+  std::FILE* f_;
+  std::string buf_;
+};
+
+}  // namespace
+
 void write_lammps_data(const std::string& path, const AtomData& atoms) {
   const std::size_t n = atoms.natoms();
   STRATUS_REQUIRE(atoms.type.size() == n && atoms.x.size() == n && atoms.v.size() == n && atoms.image.size() == n,
@@ -295,16 +333,23 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
   std::fprintf(f, "\nMasses\n\n");
   for (int t = 1; t <= atoms.ntypes; ++t) std::fprintf(f, "%d %.17g\n", t, atoms.mass[static_cast<std::size_t>(t)]);
   std::fprintf(f, "\nAtoms # %s\n\n", charged ? "charge" : "atomic");
-  for (std::size_t i = 0; i < n; ++i) {
-    std::fprintf(f, "%lld %d ", atoms.id[i], atoms.type[i]);
-    if (charged) std::fprintf(f, "%.17g ", atoms.q[i]);
-    std::fprintf(f, "%.17g %.17g %.17g %d %d %d\n", atoms.x[i][0], atoms.x[i][1], atoms.x[i][2], atoms.image[i][0],
-                 atoms.image[i][1], atoms.image[i][2]);
+  {
+    DataLines out(f);
+    for (std::size_t i = 0; i < n; ++i) {
+      out << atoms.id[i] << atoms.type[i];
+      if (charged) out << atoms.q[i];
+      out << atoms.x[i][0] << atoms.x[i][1] << atoms.x[i][2] << atoms.image[i][0] << atoms.image[i][1]
+          << atoms.image[i][2];
+      out.end();
+    }
   }
   if (atoms.has_velocities) {
     std::fprintf(f, "\nVelocities\n\n");
-    for (std::size_t i = 0; i < n; ++i)
-      std::fprintf(f, "%lld %.17g %.17g %.17g\n", atoms.id[i], atoms.v[i][0], atoms.v[i][1], atoms.v[i][2]);
+    DataLines out(f);
+    for (std::size_t i = 0; i < n; ++i) {
+      out << atoms.id[i] << atoms.v[i][0] << atoms.v[i][1] << atoms.v[i][2];
+      out.end();
+    }
   }
   errno = 0;
   bool ok = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0 && !std::ferror(f);
