@@ -4,7 +4,8 @@
 # (LAMMPS' bench/in.lj) at 32,000 and 256,000 atoms, 2D Euler (rising thermal) at 400 x 200 and
 # 2048 x 1024, 3D Euler at 128^3, shallow water at 1024 x 1024, a halo exchange of the 3D state and a
 # neighbor-list build alone (`stratus bench --kernel`), HDF5 snapshot writes (4 MB and 100 MB) next to a
-# plain sequential write of the same bytes in as many files on the same file system, and the
+# plain sequential write of the same bytes in as many files on the same file system, an H5MD trajectory
+# of the LJ melt next to a plain write of the same bytes appended to one file frame by frame, and the
 # memory-bandwidth roof (a STREAM triad); where LAMMPS is installed, LAMMPS on the same LJ input, as published (list rebuilt every
 # 20 steps, unchecked) and with Stratus' policy (checked every step: no pair ever missed). Each run of a
 # case alternates the codes (A B A B ...); medians of --runs runs are reported.
@@ -60,14 +61,16 @@ command -v python3 >/dev/null || { echo "bench.sh: python3 is needed for the rep
 if [ -z "$exe" ]; then stratus_exe; exe=$STRATUS_EXE; fi  # builds build/cpu/stratus
 
 # Sizes per mode. LJ: label:fcc-cells-per-edge:steps. Grids: label:nx:nz:steps (2D), label:n:steps (3D,
-# shallow water). Kernels: edge or cells, and calls. HDF5: nx:nz:steps:snapshot_every. Triad MiB per array.
+# shallow water). Kernels: edge or cells, and calls. HDF5: nx:nz:steps:snapshot_every. H5MD:
+# label:fcc-cells-per-edge:steps:snapshot_every. Triad MiB per array.
 case "$mode" in
   full)  lj=(32k:20:100 256k:40:100) e2d=(400x200:400:200:100 2048x1024:2048:1024:10) e3d=(128:5)
-         sw=(1024:20) halo=(128:100) nbr=(20:10 40:5) h5=(400:200:40:2 2048:1024:16:2) triad_mib=256 ;;
+         sw=(1024:20) halo=(128:100) nbr=(20:10 40:5) h5=(400:200:40:2 2048:1024:16:2) h5md=(256k:40:20:2)
+         triad_mib=256 ;;
   quick) lj=(32k:20:50) e2d=(400x200:400:200:50) e3d=(64:5) sw=(256:20) halo=(64:50) nbr=(20:5)
-         h5=(400:200:4:2) triad_mib=64 ;;
+         h5=(400:200:4:2) h5md=(32k:20:10:2) triad_mib=64 ;;
   smoke) lj=(2k:8:10) e2d=(100x50:100:50:10) e3d=(24:2) sw=(64:10) halo=(24:20) nbr=(8:3) h5=(100:50:2:1)
-         triad_mib=8 ;;
+         h5md=(2k:8:4:2) triad_mib=8 ;;
 esac
 
 lmp="${LMP:-lmp}" lmp_mpirun="${LMP_MPIRUN:-mpirun.openmpi}"
@@ -186,16 +189,37 @@ run_h5_stratus() {  # NAME KIND R RUN NX NZ STEPS EVERY: the snapshot writer's b
   rec "$name" "$kind" "$r" stratus "$k" "$(awk -v m="$mb" -v s="$secs" 'BEGIN { printf "%.6g", m / s }')" MB/s \
     "mb=$mb" "seconds=$secs" "files=$files" "${wmbs[@]+"${wmbs[@]}"}"
 }
+run_h5md_stratus() {  # NAME KIND R RUN CELLS STEPS EVERY: the H5MD trajectory writer's bandwidth in an MD run
+  local name=$1 kind=$2 r=$3 k=$4 log="$logs/$1-np$3-run$4.log" dir="$work/$1" line frames mb secs
+  rm -rf "$dir"
+  srun "$r" "$log" run "$root/inputs/md/lj_melt.ini" --set "md.cells=$5 $5 $5" --set "run.max_steps=$6" \
+    --set run.t_end=1e9 --set "run.snapshot_every=$7" --set "run.history_every=$6" --set "run.output_dir=$dir" ||
+    { fail_case "$name" "$log" "stratus failed on $r rank(s)"; return; }
+  # "output: X MB of snapshots in Y s": Y is all the time the step loop spent on the trajectory, the
+  # file's creation and its LAMMPS data file (the topology, written with the first frame) included
+  line=$(pick "$log" '/^output: .* MB of snapshots in/ { print $2, $7 }')
+  frames=$(pick "$log" '/^trajectory: .*frames/ { if (match($0, /[0-9]+ frames/)) print substr($0, RSTART, RLENGTH - 7) }')
+  if [ -z "$line" ] || [ -z "$frames" ]; then
+    rm -rf "$dir"
+    fail_case "$name" "$log" "no 'output: ... MB of snapshots' or 'trajectory:' line"
+    return
+  fi
+  read -r mb secs <<< "$line"
+  h5_mb=$mb h5_files=$frames h5_append=1
+  rec "$name" "$kind" "$r" stratus "$k" "$(awk -v m="$mb" -v s="$secs" 'BEGIN { printf "%.6g", m / s }')" MB/s \
+    "mb=$mb" "seconds=$secs" "frames=$frames"
+}
 run_h5_plain() {  # NAME KIND R RUN: the same bytes in as many files, plain write(2), no fsync
+  # (h5_append: appended to one file instead, opened and closed around each part, as the trajectory is)
   # Written twice, in calls of 256 KiB (what cp and dd-like tools use) and of 4 MiB, into two directories
   # removed only at the end; the faster counts. On the development machine a write(2) of 1 MiB or more into
   # the page cache ran at 0.4-2 GB/s, of 512 KiB or less at 6-7 GB/s. After the removals a pause, so that
   # the next run's snapshots do not follow them either (see run_h5_stratus).
   local name=$1 kind=$2 r=$3 k=$4 v v256k v4m
   [ -n "${h5_mb:-}" ] || { rm -rf "${work:?}/$name"; return 0; }
-  v=$(python3 - "$work/plain" "$h5_files" "$h5_mb" <<'EOF'
+  v=$(python3 - "$work/plain" "$h5_files" "$h5_mb" "${h5_append:-0}" <<'EOF'
 import os, shutil, sys, time
-d, files, total = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) * 1e6
+d, files, total, append = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) * 1e6, sys.argv[4] == "1"
 each = int(total / files)
 data = memoryview(bytes(range(256)) * (16 << 10))  # 4 MiB
 rates = []
@@ -204,7 +228,10 @@ for chunk in (256 << 10, 4 << 20):
     os.makedirs(sub)
     t0 = time.perf_counter()
     for n in range(files):
-        fd = os.open(os.path.join(sub, "plain_%d.bin" % n), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        if append:
+            fd = os.open(os.path.join(sub, "plain.bin"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        else:
+            fd = os.open(os.path.join(sub, "plain_%d.bin" % n), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         left = each
         while left > 0:
             left -= os.write(fd, data[:min(left, chunk)])
@@ -264,13 +291,18 @@ for c in "${h5[@]}"; do
   case_info "hdf5_${nx}x$nz" hdf5 "HDF5 snapshots of 2D Euler $nx x $nz, $((steps / every + 1)) files; plain write(2) of the same bytes in as many files, same directory (calls of 256 KiB and of 4 MiB, the faster); nothing is fsynced, the .xmf sidecars included"
   add "hdf5_${nx}x$nz|hdf5|run_h5_stratus@$nx@$nz@$steps@$every;run_h5_plain"
 done
+for c in "${h5md[@]}"; do
+  IFS=: read -r label cells steps every <<< "$c"
+  case_info "h5md_$label" h5md "H5MD trajectory of the LJ melt, $((4 * cells * cells * cells)) atoms, positions, velocities and image flags every $every of $steps steps; plain write(2) of the same bytes appended to one file in as many parts, each opened and closed; nothing is fsynced"
+  add "h5md_$label|h5md|run_h5md_stratus@$cells@$steps@$every;run_h5_plain"
+done
 
 t_start=$(date +%s)
 for p in "${plan[@]}"; do
   IFS='|' read -r name kind codes <<< "$p"
   for r in "${rank_list[@]}"; do
     for ((k = 1; k <= runs; ++k)); do
-      h5_mb=""
+      h5_mb="" h5_append=""
       echo "== $name, $r rank(s), run $k of $runs" >&2
       IFS=';' read -r -a code_list <<< "$codes"
       for code in "${code_list[@]}"; do

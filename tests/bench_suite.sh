@@ -30,7 +30,7 @@ lammps=0
 command -v "${LMP:-lmp}" > /dev/null && command -v "${LMP_MPIRUN:-mpirun.openmpi}" > /dev/null && lammps=1
 FAIL_LOGS=(suite.log)
 MPIEXEC="$MPIEXEC" expect_rc 0 suite.log bash "$bench" --smoke --exe "$STRATUS" --out "$T/out"
-for c in triad lj_2k euler2d_100x50 euler3d_24 sw_64x64 halo_3d_24 neighbor_2k hdf5_100x50; do
+for c in triad lj_2k euler2d_100x50 euler3d_24 sw_64x64 halo_3d_24 neighbor_2k hdf5_100x50 h5md_2k; do
   grep -q "^$c " suite.log || fail "no table row for $c"
 done
 [ -s "$T/out/bench.json" ] || fail "no bench.json in --out"
@@ -63,7 +63,8 @@ for r in ("1", "2"):
     check(within(rep["triad_roof_gbs"].get(r), 0, 1e5), "triad roof at %s ranks" % r)
 
 want = {"triad": "triad", "lj_2k": "lj", "euler2d_100x50": "euler2d", "euler3d_24": "euler3d",
-        "sw_64x64": "shallow_water", "halo_3d_24": "halo", "neighbor_2k": "neighbor", "hdf5_100x50": "hdf5"}
+        "sw_64x64": "shallow_water", "halo_3d_24": "halo", "neighbor_2k": "neighbor", "hdf5_100x50": "hdf5",
+        "h5md_2k": "h5md"}
 check(set(rep["cases"]) == set(want), "cases %s, want %s" % (sorted(rep["cases"]), sorted(want)))
 for name, kind in want.items():
     c = rep["cases"].get(name)
@@ -100,7 +101,12 @@ for name, kind in want.items():
             check(within(s.get("plain_write", {}).get("throughput"), 0, 1e9), "%s/%s: plain write" % (name, r))
             check(within(s.get("fraction_of_plain_write"), 0, 10), "%s/%s: fraction %r" % (name, r, s.get("fraction_of_plain_write")))
             check(s.get("files") == 3 and within(s.get("mb"), 0, 1e6), "%s/%s: files or MB" % (name, r))
-    if kind == "hdf5":
+        if kind == "h5md":  # 2048 atoms, frames at steps 0, 2 and 4: 60 bytes per atom and frame, and ids and species
+            check(within(s.get("plain_write", {}).get("throughput"), 0, 1e9), "%s/%s: plain write" % (name, r))
+            check(within(s.get("fraction_of_plain_write"), 0, 10), "%s/%s: fraction %r" % (name, r, s.get("fraction_of_plain_write")))
+            check(s.get("frames") == 3 and within(s.get("mb"), 3 * 60 * 2048 / 1e6, 4 * 60 * 2048 / 1e6),
+                  "%s/%s: frames %r or MB %r" % (name, r, s.get("frames"), s.get("mb")))
+    if kind in ("hdf5", "h5md"):
         check(c.get("fsync", {}).get("snapshot_data") == c.get("fsync", {}).get("plain_write") is not None,
               "%s: the fsync of the data must be the same for the writer and the reference" % name)
     if kind in ("lj", "euler2d", "euler3d", "shallow_water", "neighbor"):

@@ -12,6 +12,7 @@ import statistics
 import sys
 
 SCALING = {"lj", "euler2d", "euler3d", "shallow_water", "neighbor"}  # fixed work split over the ranks
+WRITES = {"hdf5", "h5md"}  # snapshot writers, measured against a plain write of the same bytes
 
 
 def median(xs):
@@ -112,7 +113,7 @@ def main():
                 if "writer_mbs" in s:  # written by a background thread: its own bandwidth too
                     s["writer_fraction_of_plain_write"] = ratio(s["writer_mbs"], p["throughput"])
             entry["ranks"][str(r)] = s
-        if kind == "hdf5":
+        if kind in WRITES:
             entry["fsync"] = {"snapshot_data": False, "plain_write": False, "snapshot_xmf_sidecars": False}
         got = sorted(int(r) for r in entry["ranks"])
         if kind in SCALING and len(got) >= 2:
@@ -122,7 +123,7 @@ def main():
             if "lammps_published" in lo and "lammps_published" in hi:
                 entry["lammps_published_parallel_efficiency"] = ratio(hi["lammps_published"]["per_core"],
                                                                       lo["lammps_published"]["per_core"])
-        if len(got) < len(ranks) or (kind == "hdf5" and any("plain_write" not in v for v in entry["ranks"].values())):
+        if len(got) < len(ranks) or (kind in WRITES and any("plain_write" not in v for v in entry["ranks"].values())):
             report["failed"].append(name)
         report["cases"][name] = entry
 
@@ -159,10 +160,12 @@ def print_table(rep):
                              (g(s.get("us_per_call")), g(s.get("bytes_per_call")), g(s.get("gbs"))))
             elif e["kind"] == "neighbor":
                 notes.append("%s ms per build" % g(s["us_per_call"] / 1e3 if s.get("us_per_call") else None))
-            elif e["kind"] == "hdf5":
+            elif e["kind"] in WRITES:
                 p = s.get("plain_write", {}).get("throughput")
-                notes.append("%s MB in %s files; plain write %s MB/s; fraction %s" %
-                             (g(s.get("mb")), g(s.get("files"), "%.0f"), g(p), g(s.get("fraction_of_plain_write"), "%.2f")))
+                parts = "%s files" % g(s.get("files"), "%.0f") if e["kind"] == "hdf5" else \
+                    "%s frames" % g(s.get("frames"), "%.0f")
+                notes.append("%s MB in %s; plain write %s MB/s; fraction %s" %
+                             (g(s.get("mb")), parts, g(p), g(s.get("fraction_of_plain_write"), "%.2f")))
                 if s.get("writer_mbs"):
                     notes.append("background writer %s MB/s, fraction %s" %
                                  (g(s["writer_mbs"]), g(s.get("writer_fraction_of_plain_write"), "%.2f")))
@@ -175,8 +178,8 @@ def print_table(rep):
                          g(e.get("parallel_efficiency"), "%.2f") if last else "", "; ".join(notes)))
     print("# roof: the solver's own bytes per update at its rate, as a fraction of the triad of the same rank "
           "count; x LMP: Stratus / LAMMPS (in.lj as published: every 20 steps unchecked; checked: every step);")
-    print("# eff: per-core throughput at the most ranks over that at the fewest; hdf5 fraction: snapshot bytes "
-          "over the time the step loop waited for them, over a plain write(2) of the same bytes (no fsync in "
+    print("# eff: per-core throughput at the most ranks over that at the fewest; hdf5 and h5md fraction: snapshot "
+          "bytes over the time the step loop waited for them, over a plain write(2) of the same bytes (no fsync in "
           "either); with a background writer (run.background_output), also its own bandwidth")
     if rep["failed"]:
         print("# FAILED or incomplete: " + ", ".join(rep["failed"]))
