@@ -17,7 +17,8 @@ h5::Dataset coordinate(hid_t file, const char* name, int n, double lo, double dx
                        const char* axis, const char* long_name, hid_t dxpl, bool root) {
   const hsize_t dims[1] = {static_cast<hsize_t>(n)};
   h5::Dataspace space(H5Screate_simple(1, dims, nullptr), std::string("create dataspace of coordinate ") + name);
-  h5::Dataset ds(H5Dcreate2(file, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  h5::Dataset ds(H5Dcreate2(file, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, h5::untimed(H5P_DATASET_CREATE).get(),
+                            H5P_DEFAULT),
                  std::string("create coordinate ") + name);
   std::vector<double> v(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = lo + (i + 0.5) * dx;
@@ -64,9 +65,9 @@ CfCoordinates write_cf_coordinates(hid_t file, const LocalGrid& g, const std::st
   h5::write_attribute(c.z.get(), "positive", "up");
 
   h5::Dataspace scalar(H5Screate(H5S_SCALAR), "create dataspace of coordinate time");
-  c.time = h5::Dataset(
-      H5Dcreate2(file, "time", H5T_IEEE_F64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-      "create coordinate time");
+  c.time = h5::Dataset(H5Dcreate2(file, "time", H5T_IEEE_F64LE, scalar.get(), H5P_DEFAULT,
+                                  h5::untimed(H5P_DATASET_CREATE).get(), H5P_DEFAULT),
+                       "create coordinate time");
   {  // collective: the root rank writes the value, the others select nothing
     h5::Dataspace mem(H5Screate(H5S_SCALAR), "create memory dataspace of time");
     h5::Dataspace in_file(H5Screate(H5S_SCALAR), "create file dataspace of time");

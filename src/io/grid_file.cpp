@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "io/cf_grid.hpp"
@@ -150,13 +152,13 @@ struct Datasets {
 Datasets create_datasets(hid_t file, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                          const std::vector<GridVariable>& vars, int deflate) {
   Datasets d;
-  d.fields = h5::Group(H5Gcreate2(file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  d.fields = h5::Group(H5Gcreate2(file, "fields", H5P_DEFAULT, h5::untimed(H5P_GROUP_CREATE).get(), H5P_DEFAULT),
                        "create group /fields in '" + path + "'");
   const hsize_t global[3] = {static_cast<hsize_t>(g.global_n[2]), static_cast<hsize_t>(g.global_n[1]),
                              static_cast<hsize_t>(g.global_n[0])};
   h5::Dataspace filespace(H5Screate_simple(3, global, nullptr), "create file dataspace");
   // Every cell is written, so filling the datasets first would only double the I/O.
-  h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE), "create dataset creation property list");
+  h5::PropList dcpl = h5::untimed(H5P_DATASET_CREATE);
   h5::check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values");
   if (deflate == 0)  // the default for parallel files; H5Dget_offset below needs it
     h5::check_status(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "allocate datasets when created");
@@ -212,47 +214,150 @@ double data_end(const std::vector<haddr_t>& offsets, const LocalGrid& g) {
   return end;
 }
 
+/// pread(2) or pwrite(2) of n bytes at `at`, all of them; throws Error naming the file.
+void transfer(bool out, int fd, char* p, std::size_t n, off_t at, const std::string& path) {
+  while (n > 0) {
+    const ssize_t k = out ? ::pwrite(fd, p, n, at) : ::pread(fd, p, n, at);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      const int err = k < 0 ? errno : EIO;
+      throw Error(std::string(out ? "cannot write '" : "cannot read '") + path + "': " + std::strerror(err));
+    }
+    p += k;
+    n -= static_cast<std::size_t>(k);
+    at += k;
+  }
+}
+
+/// The image of the file just written at `path` (closed): every byte outside the fields' cells.
+SnapshotImage take_image(const std::string& path, const std::vector<GridVariable>& vars,
+                         const std::vector<haddr_t>& offsets, const LocalGrid& g) {
+  SnapshotImage im;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+  try {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw Error("cannot stat '" + path + "': " + std::strerror(errno));
+    const off_t cells = static_cast<off_t>(sizeof(double)) * g.global_n[0] * g.global_n[1] * g.global_n[2];
+    std::vector<off_t> starts(offsets.begin(), offsets.end());
+    std::sort(starts.begin(), starts.end());
+    starts.push_back(st.st_size);  // then the bytes after the last field, up to the end
+    off_t at = 0;
+    for (off_t b : starts) {
+      if (b > at) {
+        std::string bytes(static_cast<std::size_t>(b - at), '\0');
+        transfer(false, fd, bytes.data(), bytes.size(), at, path);
+        im.pieces.emplace_back(at, std::move(bytes));
+      }
+      at = std::max(at, b + cells);
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  for (const GridVariable& v : vars) im.vars.emplace_back(v.name, v.unit);
+  im.offsets.assign(offsets.begin(), offsets.end());
+  return im;
+}
+
+/// Writes the image's bytes into `path`, created if missing (as the space check reserved it, or not at all
+/// when the check is off), and trims what lies beyond them.
+void put_image(const std::string& path, const SnapshotImage& im) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+  try {
+    off_t end = 0;
+    for (const auto& piece : im.pieces) {
+      transfer(true, fd, const_cast<char*>(piece.second.data()), piece.second.size(), piece.first, path);
+      end = std::max(end, static_cast<off_t>(piece.first + static_cast<long long>(piece.second.size())));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || (st.st_size > end && ::ftruncate(fd, end) != 0))
+      throw Error("cannot write '" + path + "': " + std::strerror(errno));
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw Error("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+/// Sets the time and step of the file put_image() wrote: the root attributes time and step and the
+/// coordinate /time, through HDF5.
+void set_time(const std::string& path, long step, double time) {
+  h5::File file = h5::open_output(path, "HDF5");
+  const std::int64_t step64 = step;
+  for (const auto& [name, type, value] : {std::tuple<const char*, hid_t, const void*>{"time", H5T_NATIVE_DOUBLE, &time},
+                                          {"step", H5T_NATIVE_INT64, &step64}}) {
+    const std::string what = std::string("attribute ") + name + " of '" + path + "'";
+    h5::Attribute a(H5Aopen(file.get(), name, H5P_DEFAULT), "open " + what);
+    h5::check_status(H5Awrite(a.get(), type, value), "write " + what);
+    a.close("close " + what);
+  }
+  h5::Dataset t(H5Dopen2(file.get(), "time", H5P_DEFAULT), "open dataset /time in '" + path + "'");
+  h5::check_status(H5Dwrite(t.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &time),
+                   "write dataset /time in '" + path + "'");
+  t.close("close dataset /time in '" + path + "'");
+  file.close("close '" + path + "'");
+}
+
 /// Uncompressed, every rank's box whole z-planes: rank 0 alone creates the file (MPI-IO on MPI_COMM_SELF,
 /// no collective HDF5 call), its coordinates and datasets, and sends their offsets; the other ranks write
 /// their planes there while rank 0 writes the fields' attributes (about 0.9 ms of the 1.5 ms of metadata
-/// of a 2D Euler snapshot), then its own planes; rank 0 closes the file.
+/// of a 2D Euler snapshot), then its own planes; rank 0 closes the file. Where rank 0's image fits, it puts
+/// the image's bytes in the file instead and sets the time and step while the others write their planes.
 void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                        const Provenance& prov, const GridCells& cells, const std::vector<GridVariable>& vars, long step,
-                       double time) {
+                       double time, SnapshotImage* image) {
   const bool root = decomp.rank() == 0;
+  const bool reuse = root && image && image->fits(vars);
   h5::File file;
   CfCoordinates coords;
   Datasets d;
   std::string failed;
   if (root) {
     try {
-      file = h5::create_output(path, "HDF5");
-      coords = describe_file(file.get(), decomp, g, prov, step, time, H5P_DEFAULT, true);
-      d = create_datasets(file.get(), path, decomp, g, vars, 0);
+      if (reuse) {
+        put_image(path, *image);  // before the others open the file
+      } else {
+        file = h5::create_output(path, "HDF5");
+        coords = describe_file(file.get(), decomp, g, prov, step, time, H5P_DEFAULT, true);
+        d = create_datasets(file.get(), path, decomp, g, vars, 0);
+      }
     } catch (const std::exception& e) {
       failed = e.what();
     }
   }
   h5::agree_or_abandon(comm, failed);
-  std::vector<haddr_t> offsets = d.offsets;
+  std::vector<haddr_t> offsets = reuse ? std::vector<haddr_t>(image->offsets.begin(), image->offsets.end()) : d.offsets;
   offsets.resize(vars.size());
   static_assert(sizeof(haddr_t) == sizeof(std::uint64_t), "haddr_t is a 64-bit address");
   STRATUS_MPI_CHECK(MPI_Bcast(offsets.data(), static_cast<int>(offsets.size()), MPI_UINT64_T, 0, comm));
   // The cells go in while rank 0 holds the file open: if a rank's write fails (a full disk), rank 0 leaves
   // the file unclosed, as after a failed HDF5 call (its metadata would not fit either).
   try {
-    if (root) describe_fields(file.get(), d, coords, path, vars);
+    if (reuse)
+      set_time(path, step, time);
+    else if (root)
+      describe_fields(file.get(), d, coords, path, vars);
     write_planes(path, offsets, cells);
   } catch (const std::exception& e) {
     failed = e.what() + space_hint(path);
   }
   h5::agree_or_abandon(comm, failed);
-  if (root) {
+  if (root && !reuse) {
     try {
       h5::reserve_blocks(path, data_end(offsets, g));
       file.close("close '" + path + "'");
     } catch (const std::exception& e) {
       failed = e.what();
+    }
+    if (image && failed.empty()) {
+      try {
+        *image = take_image(path, vars, offsets, g);
+      } catch (const std::exception&) {
+        *image = SnapshotImage();  // the next snapshot is written in full again
+      }
     }
   }
   h5::agree_or_abandon(comm, failed);
@@ -260,14 +365,14 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
 
 void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                 const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                long step, double time, int deflate) {
+                long step, double time, int deflate, SnapshotImage* image) {
   const WriteBox& box = cells.box;
   STRATUS_REQUIRE(cells.vars.size() == vars.size(),
                   "grid output: cells for " << cells.vars.size() << " of " << vars.size() << " variables");
   STRATUS_REQUIRE(!ranges || (box.start[0] == 0 && box.start[1] == 0 && box.count[0] == g.global_n[0] &&
                               box.count[1] == g.global_n[1] && deflate == 0),
                   "grid output: a box of whole z-planes expected");
-  if (ranges) return write_planes_file(comm, path, decomp, g, prov, cells, vars, step, time);
+  if (ranges) return write_planes_file(comm, path, decomp, g, prov, cells, vars, step, time, image);
 
   h5::File file = h5::open_parallel(comm, path, true, "HDF5");
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
@@ -307,6 +412,17 @@ void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp
   file.close("close '" + path + "'");
 }
 
+}  // namespace
+
+bool SnapshotImage::fits(const std::vector<GridVariable>& v) const {
+  if (pieces.empty() || v.size() != vars.size()) return false;
+  for (std::size_t q = 0; q < v.size(); ++q)
+    if (v[q].name != vars[q].first || v[q].unit != vars[q].second) return false;
+  return true;
+}
+
+namespace {
+
 /// The message of an error with the file it was writing, where it does not name it already.
 std::string naming(const std::string& what, const std::string& path) {
   return what.find(path) == std::string::npos ? what + " (writing '" + path + "')" : what;
@@ -316,10 +432,10 @@ std::string naming(const std::string& what, const std::string& path) {
 
 void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                      const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                     long step, double time, int deflate) {
+                     long step, double time, int deflate, SnapshotImage* image) {
   // (The file's handles are closed or abandoned before an error gets here.)
   try {
-    write_file(comm, path, decomp, g, prov, cells, ranges, vars, step, time, deflate);
+    write_file(comm, path, decomp, g, prov, cells, ranges, vars, step, time, deflate, image);
   } catch (const CollectiveError& e) {
     throw CollectiveError(naming(e.what(), path));
   } catch (const Error& e) {

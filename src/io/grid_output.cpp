@@ -273,8 +273,9 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
     cells.box = deflate == 0 ? route_.write_box() : cells.own;
     cells.vars = own;
     if (deflate == 0 && route_.active()) cells.routed = route_.route(comm, own);
+    if (!image_) image_ = std::make_unique<SnapshotImage>();
     write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, deflate == 0 && route_.whole_planes(), vars, step,
-                    time, deflate);
+                    time, deflate, image_.get());
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);

@@ -55,6 +55,8 @@ enum class FieldHold {
                  // the file uncompressed), the writer reads the cells from the field itself, no copy
 };
 
+struct SnapshotImage;  // io/grid_file.hpp
+
 class GridSnapshotWriter {
  public:
   /// dir is created (by rank 0) on the first write, not before. Collective over decomp.comm().
@@ -114,6 +116,7 @@ class GridSnapshotWriter {
   std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
+  std::unique_ptr<SnapshotImage> image_;  // rank 0: the last file's bytes but its cells (io/grid_file.hpp)
   StagedBuffers staging_{"grid_output"};  // the written cells, packed on the device, and their host copy
   Field4D held_;  // a field written without a copy (FieldHold::until_finish), until the write is done
   bool background_ = false;

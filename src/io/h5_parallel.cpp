@@ -24,8 +24,9 @@ hid_t open_mpio(MPI_Comm comm, const std::string& path, bool create, bool collec
                "set format bounds for '" + path + "'");
   if (collective_metadata)
     check_status(H5Pset_coll_metadata_write(fapl.get(), true), "set collective metadata for '" + path + "'");
+  const PropList fcpl = untimed(H5P_FILE_CREATE);
   QuietErrors quiet;
-  const hid_t id = create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get())
+  const hid_t id = create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get())
                           : H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get());
   if (id < 0) why = last_error();
   return id;
@@ -49,6 +50,15 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
     throw CollectiveError(open_failed(create, kind, path, why));
   }
   File file(id, (create ? "create '" : "open '") + path + "'");
+  file.mark_output();
+  return file;
+}
+
+File open_output(const std::string& path, const std::string& kind) {
+  std::string why;
+  const hid_t id = open_mpio(MPI_COMM_SELF, path, false, false, why);
+  if (id < 0) throw Error(open_failed(false, kind, path, why));
+  File file(id, "open '" + path + "'");
   file.mark_output();
   return file;
 }

@@ -100,6 +100,12 @@ std::string last_error() {
   return msg;
 }
 
+PropList untimed(hid_t cls) {
+  PropList p(H5Pcreate(cls), "create creation property list");
+  check_status(H5Pset_obj_track_times(p.get(), false), "disable object times");
+  return p;
+}
+
 Datatype string_type(std::size_t length) {
   Datatype t(H5Tcopy(H5T_C_S1), "copy string type");
   check_status(H5Tset_size(t.get(), length + 1), "set string size");

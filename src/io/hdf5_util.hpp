@@ -130,6 +130,12 @@ class QuietErrors {
 /// The most specific message on the current HDF5 error stack (empty if none): call right after a failure.
 std::string last_error();
 
+/// A creation property list of class `cls` (H5P_FILE_CREATE for the root group, H5P_GROUP_CREATE,
+/// H5P_DATASET_CREATE) whose objects record no access, modification or change times: the same content
+/// makes the same bytes, and a snapshot file rewritten from another's bytes (io/grid_file.hpp) states
+/// nothing stale.
+PropList untimed(hid_t cls);
+
 /// A fixed-length, NUL-terminated UTF-8 string type holding `length` characters (plus the terminator).
 Datatype string_type(std::size_t length);
 
