@@ -11,9 +11,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <tuple>
 
 #include "core/error.hpp"
 #include "io/cf_grid.hpp"
@@ -229,15 +229,86 @@ void transfer(bool out, int fd, char* p, std::size_t n, off_t at, const std::str
   }
 }
 
-/// The image of the file just written at `path` (closed): every byte outside the fields' cells.
-SnapshotImage take_image(const std::string& path, const std::vector<GridVariable>& vars,
-                         const std::vector<haddr_t>& offsets, const LocalGrid& g) {
-  SnapshotImage im;
+constexpr std::size_t kSuperblock = 48;  // version 2, 8-byte addresses and lengths
+
+/// Memory lent to HDF5's core driver by file image callbacks (open_in_memory): no copy of it, no
+/// allocation or release, and growth only within the capacity allocated.
+struct Lent {
+  char* bytes;
+  std::size_t capacity;
+};
+
+}  // namespace
+
+struct SnapshotImage::Copy {
+  std::vector<GridVariable> vars;
+  std::vector<haddr_t> offsets;                       // where each field's cells start
+  std::vector<std::pair<off_t, std::size_t>> pieces;  // every other byte of the file: (offset, length)
+  std::unique_ptr<char, decltype(&std::free)> bytes{nullptr, &std::free};  // the file, cells zero
+  std::string superblock;                                                  // the file's first kSuperblock bytes
+  std::size_t size = 0, capacity = 0;
+  Lent lent{};    // lent to HDF5 (the callbacks' user data)
+  h5::File file;  // `bytes` open through the core driver; closed before bytes is freed (declared after)
+  h5::Attribute time, step;
+  h5::Dataset time_coordinate;
+};
+
+SnapshotImage::SnapshotImage() = default;
+SnapshotImage::~SnapshotImage() = default;
+
+bool SnapshotImage::fits(const std::vector<GridVariable>& v) const {
+  if (!copy || v.size() != copy->vars.size()) return false;
+  for (std::size_t q = 0; q < v.size(); ++q)
+    if (v[q].name != copy->vars[q].name || v[q].unit != copy->vars[q].unit) return false;
+  return true;
+}
+
+namespace {
+
+/// File image callbacks (H5Pset_file_image_callbacks) on a Lent: see there.
+void* lent_malloc(std::size_t size, H5FD_file_image_op_t, void* u) {
+  Lent* l = static_cast<Lent*>(u);
+  return size <= l->capacity ? l->bytes : nullptr;
+}
+void* lent_memcpy(void* dest, const void* src, std::size_t size, H5FD_file_image_op_t, void*) {
+  if (dest != src) std::memcpy(dest, src, size);
+  return dest;
+}
+void* lent_realloc(void* ptr, std::size_t size, H5FD_file_image_op_t, void* u) {
+  Lent* l = static_cast<Lent*>(u);
+  return ptr == l->bytes && size <= l->capacity ? ptr : nullptr;
+}
+herr_t lent_free(void*, H5FD_file_image_op_t, void*) { return 0; }
+void* lent_udata_copy(void* u) { return u; }
+herr_t lent_udata_free(void*) { return 0; }
+
+/// Opens the copy's bytes read-write through the core driver (nothing on disk), on its memory itself.
+h5::File open_in_memory(SnapshotImage::Copy& c, const std::string& path) {
+  h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
+  constexpr std::size_t kIncrement = 64 * 1024;  // the core driver grows and trims its file in these steps
+  h5::check_status(H5Pset_fapl_core(fapl.get(), kIncrement, false), "select the core driver");
+  c.lent = Lent{c.bytes.get(), c.capacity};
+  H5FD_file_image_callbacks_t callbacks = {&lent_malloc,     &lent_memcpy,     &lent_realloc, &lent_free,
+                                           &lent_udata_copy, &lent_udata_free, &c.lent};
+  h5::check_status(H5Pset_file_image_callbacks(fapl.get(), &callbacks), "set file image callbacks");
+  h5::check_status(H5Pset_file_image(fapl.get(), c.bytes.get(), c.size), "set the file image");
+  return h5::File(H5Fopen(("copy of " + path).c_str(), H5F_ACC_RDWR, fapl.get()), "open a copy of '" + path + "'");
+}
+
+/// The copy of the file just written at `path` (closed): every byte outside the fields' cells, read into
+/// zeroed memory of the file's size (the cells' pages are never touched) and opened there by HDF5.
+std::unique_ptr<SnapshotImage::Copy> take_image(const std::string& path, const std::vector<GridVariable>& vars,
+                                                const std::vector<haddr_t>& offsets, const LocalGrid& g) {
+  auto c = std::make_unique<SnapshotImage::Copy>();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot open '" + path + "': " + std::strerror(errno));
   try {
     struct stat st {};
     if (::fstat(fd, &st) != 0) throw Error("cannot stat '" + path + "': " + std::strerror(errno));
+    c->size = static_cast<std::size_t>(st.st_size);
+    c->capacity = c->size + 128 * 1024;  // room for the core driver's rounding up (64 KiB steps)
+    c->bytes.reset(static_cast<char*>(std::calloc(c->capacity, 1)));
+    if (!c->bytes) throw Error("no memory for a copy of '" + path + "'");
     const off_t cells = static_cast<off_t>(sizeof(double)) * g.global_n[0] * g.global_n[1] * g.global_n[2];
     std::vector<off_t> starts(offsets.begin(), offsets.end());
     std::sort(starts.begin(), starts.end());
@@ -245,9 +316,9 @@ SnapshotImage take_image(const std::string& path, const std::vector<GridVariable
     off_t at = 0;
     for (off_t b : starts) {
       if (b > at) {
-        std::string bytes(static_cast<std::size_t>(b - at), '\0');
-        transfer(false, fd, bytes.data(), bytes.size(), at, path);
-        im.pieces.emplace_back(at, std::move(bytes));
+        const std::size_t n = static_cast<std::size_t>(b - at);
+        transfer(false, fd, c->bytes.get() + at, n, at, path);
+        c->pieces.emplace_back(at, n);
       }
       at = std::max(at, b + cells);
     }
@@ -256,23 +327,38 @@ SnapshotImage take_image(const std::string& path, const std::vector<GridVariable
     throw;
   }
   ::close(fd);
-  for (const GridVariable& v : vars) im.vars.emplace_back(v.name, v.unit);
-  im.offsets.assign(offsets.begin(), offsets.end());
-  return im;
+  // HDF5 marks a superblock it opens for writing (its consistency flags, and so its checksum) until the
+  // close, which the copy never has: put_image() writes the file's own superblock (version 2 with 8-byte
+  // addresses: 48 bytes, whose end-of-file and root addresses the time and step do not change).
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(c->bytes.get());
+  if (c->size < kSuperblock || b[8] != 2 || b[9] != 8)
+    throw Error("'" + path + "' does not start with a version 2 superblock of 8-byte addresses");
+  c->superblock.assign(c->bytes.get(), kSuperblock);
+  c->file = open_in_memory(*c, path);
+  c->time = h5::Attribute(H5Aopen(c->file.get(), "time", H5P_DEFAULT), "open attribute time of the copy");
+  c->step = h5::Attribute(H5Aopen(c->file.get(), "step", H5P_DEFAULT), "open attribute step of the copy");
+  c->time_coordinate = h5::Dataset(H5Dopen2(c->file.get(), "time", H5P_DEFAULT), "open /time of the copy");
+  c->vars = vars;
+  c->offsets = offsets;
+  return c;
 }
 
-/// Writes the image's bytes into `path`, created if missing (as the space check reserved it, or not at all
-/// when the check is off), and trims what lies beyond them.
-void put_image(const std::string& path, const SnapshotImage& im) {
+/// Sets the time and step in the copy, then writes its bytes into `path`, created if missing (as the space
+/// check reserved it, or not at all when the check is off), and trims what lies beyond them.
+void put_image(const std::string& path, SnapshotImage::Copy& c, long step, double time) {
+  const std::int64_t step64 = step;
+  h5::check_status(H5Awrite(c.time.get(), H5T_NATIVE_DOUBLE, &time), "set the time of a copy");
+  h5::check_status(H5Awrite(c.step.get(), H5T_NATIVE_INT64, &step64), "set the step of a copy");
+  h5::check_status(H5Dwrite(c.time_coordinate.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &time),
+                   "set /time of a copy");
+  h5::check_status(H5Fflush(c.file.get(), H5F_SCOPE_LOCAL), "flush a copy");
+  std::memcpy(c.bytes.get(), c.superblock.data(), kSuperblock);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
   try {
-    off_t end = 0;
-    for (const auto& piece : im.pieces) {
-      transfer(true, fd, const_cast<char*>(piece.second.data()), piece.second.size(), piece.first, path);
-      end = std::max(end, static_cast<off_t>(piece.first + static_cast<long long>(piece.second.size())));
-    }
+    for (const auto& [at, n] : c.pieces) transfer(true, fd, c.bytes.get() + at, n, at, path);
     struct stat st {};
+    const off_t end = static_cast<off_t>(c.size);
     if (::fstat(fd, &st) != 0 || (st.st_size > end && ::ftruncate(fd, end) != 0))
       throw Error("cannot write '" + path + "': " + std::strerror(errno));
   } catch (...) {
@@ -282,30 +368,11 @@ void put_image(const std::string& path, const SnapshotImage& im) {
   if (::close(fd) != 0) throw Error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
-/// Sets the time and step of the file put_image() wrote: the root attributes time and step and the
-/// coordinate /time, through HDF5.
-void set_time(const std::string& path, long step, double time) {
-  h5::File file = h5::open_output(path, "HDF5");
-  const std::int64_t step64 = step;
-  for (const auto& [name, type, value] : {std::tuple<const char*, hid_t, const void*>{"time", H5T_NATIVE_DOUBLE, &time},
-                                          {"step", H5T_NATIVE_INT64, &step64}}) {
-    const std::string what = std::string("attribute ") + name + " of '" + path + "'";
-    h5::Attribute a(H5Aopen(file.get(), name, H5P_DEFAULT), "open " + what);
-    h5::check_status(H5Awrite(a.get(), type, value), "write " + what);
-    a.close("close " + what);
-  }
-  h5::Dataset t(H5Dopen2(file.get(), "time", H5P_DEFAULT), "open dataset /time in '" + path + "'");
-  h5::check_status(H5Dwrite(t.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &time),
-                   "write dataset /time in '" + path + "'");
-  t.close("close dataset /time in '" + path + "'");
-  file.close("close '" + path + "'");
-}
-
 /// Uncompressed, every rank's box whole z-planes: rank 0 alone creates the file (MPI-IO on MPI_COMM_SELF,
 /// no collective HDF5 call), its coordinates and datasets, and sends their offsets; the other ranks write
 /// their planes there while rank 0 writes the fields' attributes (about 0.9 ms of the 1.5 ms of metadata
-/// of a 2D Euler snapshot), then its own planes; rank 0 closes the file. Where rank 0's image fits, it puts
-/// the image's bytes in the file instead and sets the time and step while the others write their planes.
+/// of a 2D Euler snapshot), then its own planes; rank 0 closes the file. Where rank 0's image fits, it
+/// writes the image's bytes instead (about 0.1 ms), before it sends the offsets.
 void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                        const Provenance& prov, const GridCells& cells, const std::vector<GridVariable>& vars, long step,
                        double time, SnapshotImage* image) {
@@ -318,7 +385,12 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
   if (root) {
     try {
       if (reuse) {
-        put_image(path, *image);  // before the others open the file
+        try {
+          put_image(path, *image->copy, step, time);  // before the others open the file
+        } catch (...) {
+          image->copy.reset();  // the next snapshot is written in full again
+          throw;
+        }
       } else {
         file = h5::create_output(path, "HDF5");
         coords = describe_file(file.get(), decomp, g, prov, step, time, H5P_DEFAULT, true);
@@ -329,17 +401,14 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
     }
   }
   h5::agree_or_abandon(comm, failed);
-  std::vector<haddr_t> offsets = reuse ? std::vector<haddr_t>(image->offsets.begin(), image->offsets.end()) : d.offsets;
+  std::vector<haddr_t> offsets = reuse ? image->copy->offsets : d.offsets;
   offsets.resize(vars.size());
   static_assert(sizeof(haddr_t) == sizeof(std::uint64_t), "haddr_t is a 64-bit address");
   STRATUS_MPI_CHECK(MPI_Bcast(offsets.data(), static_cast<int>(offsets.size()), MPI_UINT64_T, 0, comm));
   // The cells go in while rank 0 holds the file open: if a rank's write fails (a full disk), rank 0 leaves
   // the file unclosed, as after a failed HDF5 call (its metadata would not fit either).
   try {
-    if (reuse)
-      set_time(path, step, time);
-    else if (root)
-      describe_fields(file.get(), d, coords, path, vars);
+    if (root && !reuse) describe_fields(file.get(), d, coords, path, vars);
     write_planes(path, offsets, cells);
   } catch (const std::exception& e) {
     failed = e.what() + space_hint(path);
@@ -354,9 +423,9 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
     }
     if (image && failed.empty()) {
       try {
-        *image = take_image(path, vars, offsets, g);
+        image->copy = take_image(path, vars, offsets, g);
       } catch (const std::exception&) {
-        *image = SnapshotImage();  // the next snapshot is written in full again
+        image->copy.reset();  // the next snapshot is written in full again
       }
     }
   }
@@ -411,17 +480,6 @@ void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp
   if (deflate == 0) h5::reserve_for_close(comm, path, data_end(d.offsets, g));
   file.close("close '" + path + "'");
 }
-
-}  // namespace
-
-bool SnapshotImage::fits(const std::vector<GridVariable>& v) const {
-  if (pieces.empty() || v.size() != vars.size()) return false;
-  for (std::size_t q = 0; q < v.size(); ++q)
-    if (v[q].name != vars[q].first || v[q].unit != vars[q].second) return false;
-  return true;
-}
-
-namespace {
 
 /// The message of an error with the file it was writing, where it does not name it already.
 std::string naming(const std::string& what, const std::string& path) {

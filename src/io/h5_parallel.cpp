@@ -54,15 +54,6 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
   return file;
 }
 
-File open_output(const std::string& path, const std::string& kind) {
-  std::string why;
-  const hid_t id = open_mpio(MPI_COMM_SELF, path, false, false, why);
-  if (id < 0) throw Error(open_failed(false, kind, path, why));
-  File file(id, "open '" + path + "'");
-  file.mark_output();
-  return file;
-}
-
 File create_output(const std::string& path, const std::string& kind) {
   // MPI-IO on this rank alone rather than the POSIX driver, which opens the file with O_TRUNC (freeing
   // blocks reserved in it beforehand) and shrinks it at the close: 21 snapshots of 4 MB at two ranks took

@@ -20,9 +20,6 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool create, const st
 /// output file; `kind` names it in errors.
 File create_output(const std::string& path, const std::string& kind);
 
-/// Not collective. Opens the existing `path` for writing, for this rank alone, as create_output() creates.
-File open_output(const std::string& path, const std::string& kind);
-
 /// Not collective. Before the close of an output file whose contiguous datasets end at byte `end`:
 /// allocates its disk blocks up to there and a little beyond (fallocate, the size unchanged), so that the
 /// metadata the close writes (between and after the datasets) does not meet a full disk. Throws Error
