@@ -4,7 +4,6 @@
 #pragma once
 #include <mpi.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "domain/local_grid.hpp"
 #include "io/grid_output.hpp"
 #include "io/plane_route.hpp"
+#include "io/snapshot_image.hpp"
 
 namespace stratus {
 
@@ -21,26 +21,6 @@ struct GridCells {
   WriteBox own;                    // the box `vars` hold: box itself, or (routed) a box that overlaps it
   std::vector<StridedCells> vars;  // per variable written, the cells of own
   const double* routed = nullptr;  // per variable a block of box's cells, x fastest: those outside own
-};
-
-/// Rank 0's copy of the last snapshot file it wrote in full through HDF5, less its fields' cells, open in
-/// memory through HDF5 (the core driver, on the copy's own bytes). A later snapshot of the same variables
-/// (uncompressed, whole z-planes) sets its time and step there (the root attributes time and step and the
-/// coordinate /time), and its file is those bytes and its cells, instead of HDF5 creating, describing and
-/// closing a file anew (1.7 ms of rank 0's 3.6 ms for a 4 MB snapshot of six fields at two ranks). Every
-/// other byte of a snapshot depends only on what a writer keeps for its life (grid, decomposition,
-/// provenance) and on the variables, which fits() checks; the files record no object times (h5::untimed),
-/// so such a file is the one HDF5 would have written.
-class SnapshotImage {
- public:
-  SnapshotImage();
-  ~SnapshotImage();
-  SnapshotImage(const SnapshotImage&) = delete;
-  SnapshotImage& operator=(const SnapshotImage&) = delete;
-  bool fits(const std::vector<GridVariable>& v) const;
-
-  struct Copy;                 // grid_file.cpp
-  std::unique_ptr<Copy> copy;  // none until a file has been taken
 };
 
 /// Collective. Creates `path` and writes the snapshot. ranges: every rank's box is whole z-planes of the

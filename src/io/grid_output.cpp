@@ -32,6 +32,7 @@
 #include "io/atomic_file.hpp"
 #include "io/grid_file.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/snapshot_image.hpp"
 #include "io/space.hpp"
 #include "io/xdmf.hpp"
 

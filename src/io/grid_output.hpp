@@ -55,7 +55,7 @@ enum class FieldHold {
                  // the file uncompressed), the writer reads the cells from the field itself, no copy
 };
 
-struct SnapshotImage;  // io/grid_file.hpp
+class SnapshotImage;  // io/snapshot_image.hpp
 
 class GridSnapshotWriter {
  public:
@@ -116,7 +116,7 @@ class GridSnapshotWriter {
   std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
-  std::unique_ptr<SnapshotImage> image_;  // rank 0: the last file's bytes but its cells (io/grid_file.hpp)
+  std::unique_ptr<SnapshotImage> image_;  // rank 0: the last file's bytes but its cells (io/snapshot_image.hpp)
   StagedBuffers staging_{"grid_output"};  // the written cells, packed on the device, and their host copy
   Field4D held_;  // a field written without a copy (FieldHold::until_finish), until the write is done
   bool background_ = false;
