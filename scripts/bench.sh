@@ -195,19 +195,25 @@ run_h5md_stratus() {  # NAME KIND R RUN CELLS STEPS EVERY: the H5MD trajectory w
   srun "$r" "$log" run "$root/inputs/md/lj_melt.ini" --set "md.cells=$5 $5 $5" --set "run.max_steps=$6" \
     --set run.t_end=1e9 --set "run.snapshot_every=$7" --set "run.history_every=$6" --set "run.output_dir=$dir" ||
     { fail_case "$name" "$log" "stratus failed on $r rank(s)"; return; }
-  # "output: X MB of snapshots in Y s": Y is all the time the step loop spent on the trajectory, the
-  # file's creation and its LAMMPS data file (the topology, written with the first frame) included
-  line=$(pick "$log" '/^output: .* MB of snapshots in/ { print $2, $7 }')
+  # "output: X MB of snapshots in Y s (...) to DIR; the first F s, the others M MB in S s (...)": Y is all
+  # the time the step loop spent on the trajectory, the file's creation and its LAMMPS data file (the
+  # topology, written with the first frame) included; M and S the frames after the first
+  line=$(pick "$log" '/^output: .* MB of snapshots in/ { m = "-"; s = "-"
+    if (match($0, /the others [0-9.e+-]+ MB in [0-9.e+-]+ s/)) { split(substr($0, RSTART, RLENGTH), a, " "); m = a[3]; s = a[6] }
+    print $2, $7, m, s }')
   frames=$(pick "$log" '/^trajectory: .*frames/ { if (match($0, /[0-9]+ frames/)) print substr($0, RSTART, RLENGTH - 7) }')
   if [ -z "$line" ] || [ -z "$frames" ]; then
     rm -rf "$dir"
     fail_case "$name" "$log" "no 'output: ... MB of snapshots' or 'trajectory:' line"
     return
   fi
-  read -r mb secs <<< "$line"
+  read -r mb secs rest_mb rest_secs <<< "$line"
   h5_mb=$mb h5_files=$frames h5_append=1
+  local rest=()
+  [[ $rest_mb == - ]] || rest=("rest_mb=$rest_mb" "rest_seconds=$rest_secs"
+    "rest_mbs=$(awk -v m="$rest_mb" -v s="$rest_secs" 'BEGIN { printf "%.6g", m / s }')")
   rec "$name" "$kind" "$r" stratus "$k" "$(awk -v m="$mb" -v s="$secs" 'BEGIN { printf "%.6g", m / s }')" MB/s \
-    "mb=$mb" "seconds=$secs" "frames=$frames"
+    "mb=$mb" "seconds=$secs" "frames=$frames" "${rest[@]+"${rest[@]}"}"
 }
 run_h5_plain() {  # NAME KIND R RUN: the same bytes in as many files, plain write(2), no fsync
   # (h5_append: appended to one file instead, opened and closed around each part, as the trajectory is)

@@ -106,6 +106,11 @@ for name, kind in want.items():
             check(within(s.get("fraction_of_plain_write"), 0, 10), "%s/%s: fraction %r" % (name, r, s.get("fraction_of_plain_write")))
             check(s.get("frames") == 3 and within(s.get("mb"), 3 * 60 * 2048 / 1e6, 4 * 60 * 2048 / 1e6),
                   "%s/%s: frames %r or MB %r" % (name, r, s.get("frames"), s.get("mb")))
+            # the two frames after the first: 60 bytes per atom each, nothing else
+            check(within(s.get("rest_mb"), 2 * 60 * 2048 / 1e6 * 0.99, 2 * 60 * 2048 / 1e6 * 1.01)
+                  and within(s.get("rest_fraction_of_plain_write"), 0, 10),
+                  "%s/%s: after the first frame: MB %r, fraction %r" % (name, r, s.get("rest_mb"),
+                                                                         s.get("rest_fraction_of_plain_write")))
     if kind in ("hdf5", "h5md"):
         check(c.get("fsync", {}).get("snapshot_data") == c.get("fsync", {}).get("plain_write") is not None,
               "%s: the fsync of the data must be the same for the writer and the reference" % name)

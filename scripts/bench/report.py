@@ -112,6 +112,8 @@ def main():
                 s["fraction_of_plain_write"] = ratio(s["throughput"], p["throughput"])
                 if "writer_mbs" in s:  # written by a background thread: its own bandwidth too
                     s["writer_fraction_of_plain_write"] = ratio(s["writer_mbs"], p["throughput"])
+                if "rest_mbs" in s:  # a trajectory's frames after the first (which creates the files)
+                    s["rest_fraction_of_plain_write"] = ratio(s["rest_mbs"], p["throughput"])
             entry["ranks"][str(r)] = s
         if kind in WRITES:
             entry["fsync"] = {"snapshot_data": False, "plain_write": False, "snapshot_xmf_sidecars": False}
@@ -166,6 +168,10 @@ def print_table(rep):
                     "%s frames" % g(s.get("frames"), "%.0f")
                 notes.append("%s MB in %s; plain write %s MB/s; fraction %s" %
                              (g(s.get("mb")), parts, g(p), g(s.get("fraction_of_plain_write"), "%.2f")))
+                if s.get("rest_mbs"):
+                    notes.append("after the first frame (%s s) %s MB/s, fraction %s" %
+                                 (g(s.get("seconds", 0) - s.get("rest_seconds", 0), "%.3g"), g(s["rest_mbs"]),
+                                  g(s.get("rest_fraction_of_plain_write"), "%.2f")))
                 if s.get("writer_mbs"):
                     notes.append("background writer %s MB/s, fraction %s" %
                                  (g(s["writer_mbs"]), g(s.get("writer_fraction_of_plain_write"), "%.2f")))

@@ -280,19 +280,27 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   std::unique_ptr<GridSnapshotWriter> writer;
   Provenance prov{rp.physics, deck.text(), deck.resolved_text(), sim.length_unit(), sim.time_unit()};
   double own_bytes = 0.0, own_seconds = 0.0;  // the simulation's own snapshot output (trajectories)
+  double first_bytes = 0.0, first_seconds = 0.0;  // its first snapshot, which also creates its files
   auto snapshot = [&]() {
     ScopedPhase phase(Phase::snapshots);
     // No other HDF5 call while a grid snapshot is in flight; the writer would wait for it next anyway.
     if (writer) writer->finish();
     const double t0 = MPI_Wtime();
+    double bytes = 0.0;
     try {
-      own_bytes += sim.write_snapshot(clock, rp.output_dir, rp.name);
+      bytes = sim.write_snapshot(clock, rp.output_dir, rp.name);
     } catch (const CollectiveError&) {
       throw;
     } catch (const Error& e) {
       throw Error(e.what() + space_hint(rp.output_dir + "/" + rp.name));
     }
-    own_seconds += MPI_Wtime() - t0;
+    const double seconds = MPI_Wtime() - t0;
+    if (own_bytes == 0.0 && bytes > 0.0) {
+      first_bytes = bytes;
+      first_seconds = seconds;
+    }
+    own_bytes += bytes;
+    own_seconds += seconds;
     auto fields = sim.grid_fields();
     if (!fields) return;
     if (!writer) {
@@ -442,9 +450,16 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
   if (steps > 0 && evolve > 0.0)
     os << "throughput: " << fmt(sim.work_per_step() * steps / evolve, 4) << " " << sim.work_unit() << "/s ("
        << fmt(evolve, 4) << " s stepping, output and diagnostics included)\n";
-  if (own_bytes > 0.0 && own_seconds > 0.0)
+  if (own_bytes > 0.0 && own_seconds > 0.0) {
+    // The first snapshot also creates the files (an MD trajectory: the H5MD file and its LAMMPS data file).
     os << "output: " << fmt(own_bytes / 1e6, 4) << " MB of snapshots in " << fmt(own_seconds, 3) << " s ("
-       << fmt(own_bytes / 1e6 / own_seconds, 4) << " MB/s) to " << rp.output_dir << "\n";
+       << fmt(own_bytes / 1e6 / own_seconds, 4) << " MB/s) to " << rp.output_dir;
+    const double rest = own_bytes - first_bytes, rest_seconds = own_seconds - first_seconds;
+    if (rest > 0.0 && rest_seconds > 0.0)
+      os << "; the first " << fmt(first_seconds, 3) << " s, the others " << fmt(rest / 1e6, 4) << " MB in "
+         << fmt(rest_seconds, 3) << " s (" << fmt(rest / 1e6 / rest_seconds, 4) << " MB/s)";
+    os << "\n";
+  }
   if (writer && writer->seconds() > 0.0)
     os << "output: " << fmt(writer->bytes_written() / 1e6, 4) << " MB of fields in " << fmt(writer->seconds(), 3)
        << " s (" << fmt(writer->bytes_written() / 1e6 / writer->seconds(), 4) << " MB/s) to " << rp.output_dir

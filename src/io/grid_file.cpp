@@ -221,7 +221,15 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
                        const Provenance& prov, const GridCells& cells, const std::vector<GridVariable>& vars, long step,
                        double time, SnapshotImage* image) {
   const bool root = decomp.rank() == 0;
-  const bool reuse = root && image && image->fits(vars);
+  bool reuse = root && image && image->fits(vars);
+  if (reuse) {
+    try {
+      image->stamp(step, time);
+    } catch (const std::exception&) {
+      image->clear();  // written in full instead
+      reuse = false;
+    }
+  }
   h5::File file;
   CfCoordinates coords;
   Datasets d;
@@ -229,12 +237,7 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
   if (root) {
     try {
       if (reuse) {
-        try {
-          image->put(path, step, time);  // before the others open the file
-        } catch (...) {
-          image->clear();  // the next snapshot is written in full again
-          throw;
-        }
+        image->put(path);  // before the others open the file
       } else {
         file = h5::create_output(path, "HDF5");
         coords = describe_file(file.get(), decomp, g, prov, step, time, H5P_DEFAULT, true);

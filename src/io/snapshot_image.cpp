@@ -154,7 +154,7 @@ void SnapshotImage::take(const std::string& path, const std::vector<GridVariable
   copy_ = std::move(c);
 }
 
-void SnapshotImage::put(const std::string& path, long step, double time) {
+void SnapshotImage::stamp(long step, double time) {
   Copy& c = *copy_;
   const std::int64_t step64 = step;
   h5::check_status(H5Awrite(c.time.get(), H5T_NATIVE_DOUBLE, &time), "set the time of a copy");
@@ -162,7 +162,15 @@ void SnapshotImage::put(const std::string& path, long step, double time) {
   h5::check_status(H5Dwrite(c.time_coordinate.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &time),
                    "set /time of a copy");
   h5::check_status(H5Fflush(c.file.get(), H5F_SCOPE_LOCAL), "flush a copy");
+  // The flush writes the superblock, marked open for writing; its addresses (base, extension, end of file,
+  // root group: bytes 12-43) must be the file's, or the copy would have grown past the bytes put() writes.
+  if (std::memcmp(c.bytes.get() + 12, c.superblock.data() + 12, 32) != 0)
+    throw Error("the copy of a snapshot changed its layout");
   std::memcpy(c.bytes.get(), c.superblock.data(), kSuperblock);
+}
+
+void SnapshotImage::put(const std::string& path) const {
+  const Copy& c = *copy_;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
   try {

@@ -33,10 +33,12 @@ class SnapshotImage {
             const LocalGrid& g);
   /// Where the copy's fields' cells start.
   const std::vector<std::uint64_t>& offsets() const;
-  /// Sets the time and step in the copy, then writes its bytes into `path`, created if missing (as the
-  /// space check reserved it, or not at all when the check is off), and trims what lies beyond them.
-  /// Throws Error naming the file.
-  void put(const std::string& path, long step, double time);
+  /// Sets the time and step in the copy. Throws Error if HDF5 fails or would change more than the values
+  /// (the copy is then of no use: clear() it).
+  void stamp(long step, double time);
+  /// Writes the copy's bytes into `path`, created if missing (as the space check reserved it, or not at
+  /// all when the check is off), and trims what lies beyond them. Throws Error naming the file.
+  void put(const std::string& path) const;
   /// Drops the copy.
   void clear();
 
