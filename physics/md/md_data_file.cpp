@@ -282,7 +282,8 @@ namespace {
 /// which took most of the time of writing 256k atoms) and written in pieces of about 1 MiB.
 class DataLines {
  public:
-  explicit DataLines(std::FILE* f) : f_(f) { buf_.reserve(kPiece + 256); }
+  /// err: set to errno at the first write that falls short (a full disk), if still 0.
+  DataLines(std::FILE* f, int& err) : f_(f), err_(err) { buf_.reserve(kPiece + 256); }
   ~DataLines() { flush(); }
   DataLines& operator<<(double v) { return put(v); }
   DataLines& operator<<(long long v) { return put(v); }
@@ -293,7 +294,7 @@ class DataLines {
     if (buf_.size() >= kPiece) flush();
   }
   void flush() {
-    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);  // errors: ferror() at the end
+    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size() && err_ == 0) err_ = errno;
     buf_.clear();
   }
 
@@ -308,6 +309,7 @@ class DataLines {
   }
   static constexpr std::size_t kPiece = 1 << 20;
   std::FILE* f_;
+  int& err_;
   std::string buf_;
 };
 
@@ -333,8 +335,9 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
   std::fprintf(f, "\nMasses\n\n");
   for (int t = 1; t <= atoms.ntypes; ++t) std::fprintf(f, "%d %.17g\n", t, atoms.mass[static_cast<std::size_t>(t)]);
   std::fprintf(f, "\nAtoms # %s\n\n", charged ? "charge" : "atomic");
+  int write_err = 0;
   {
-    DataLines out(f);
+    DataLines out(f, write_err);
     for (std::size_t i = 0; i < n; ++i) {
       out << atoms.id[i] << atoms.type[i];
       if (charged) out << atoms.q[i];
@@ -345,7 +348,7 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
   }
   if (atoms.has_velocities) {
     std::fprintf(f, "\nVelocities\n\n");
-    DataLines out(f);
+    DataLines out(f, write_err);
     for (std::size_t i = 0; i < n; ++i) {
       out << atoms.id[i] << atoms.v[i][0] << atoms.v[i][1] << atoms.v[i][2];
       out.end();
@@ -354,8 +357,8 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
   // Renamed into place when complete, but not fsynced: no restart needs it (docs/output.md, "Durability"),
   // and syncing 35 MB (256k atoms) cost more than formatting them.
   errno = 0;
-  bool ok = std::fflush(f) == 0 && !std::ferror(f);
-  int err = ok ? 0 : errno;
+  bool ok = std::fflush(f) == 0 && !std::ferror(f) && write_err == 0;
+  int err = ok ? 0 : write_err != 0 ? write_err : errno;
   if (std::fclose(f) != 0 && ok) {
     ok = false;
     err = errno;

@@ -64,7 +64,7 @@ const RowBlock& RowRouter::route(MPI_Comm comm, long long natoms, const std::vec
   b.bytes = bytes;
   scratch(b.data, std::max<std::size_t>(b.count * bytes, 1));
   char* seen = scratch(seen_, b.count);
-  std::memset(seen, 0, b.count);
+  if (b.count > 0) std::memset(seen, 0, b.count);
   long long duplicates = 0;
   for (std::size_t k = 0; k < nrecv; ++k) {
     const char* p = &recv[k * words];

@@ -3,12 +3,13 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -46,16 +47,28 @@ struct Lent {
 }  // namespace
 
 struct SnapshotImage::Copy {
+  Copy() = default;
+  Copy(const Copy&) = delete;
+  Copy& operator=(const Copy&) = delete;
+  /// Closes the in-memory file before its memory goes. Raw closes, not h5::Handle's: those leave a handle
+  /// open while an exception unwinds after a failed HDF5 call with an output file open, and HDF5 would then
+  /// keep a file on freed memory. If the file will not close, its memory is kept (leaked) for the same
+  /// reason.
+  ~Copy() {
+    for (hid_t a : {time, step})
+      if (a >= 0) H5Aclose(a);
+    if (time_coordinate >= 0) H5Dclose(time_coordinate);
+    const bool closed = file < 0 || H5Fclose(file) >= 0;
+    if (bytes && closed) ::munmap(bytes, capacity);
+  }
   std::vector<GridVariable> vars;
   std::vector<std::uint64_t> offsets;                 // where each field's cells start
   std::vector<std::pair<off_t, std::size_t>> pieces;  // every other byte of the file: (offset, length)
-  std::unique_ptr<char, decltype(&std::free)> bytes{nullptr, &std::free};  // the file, cells zero
-  std::string superblock;                                                  // the file's first kSuperblock bytes
+  char* bytes = nullptr;                              // the file, cells zero: capacity bytes mapped
+  std::string superblock;                             // the file's first kSuperblock bytes
   std::size_t size = 0, capacity = 0;
-  Lent lent{};    // lent to HDF5 (the callbacks' user data)
-  h5::File file;  // `bytes` open through the core driver; closed before bytes is freed (declared after)
-  h5::Attribute time, step;
-  h5::Dataset time_coordinate;
+  Lent lent{};                                                  // lent to HDF5 (the callbacks' user data)
+  hid_t file = -1, time = -1, step = -1, time_coordinate = -1;  // `bytes` open through the core driver
 };
 
 SnapshotImage::SnapshotImage() = default;
@@ -92,16 +105,27 @@ void* lent_udata_copy(void* u) { return u; }
 herr_t lent_udata_free(void*) { return 0; }
 
 /// Opens the `size` bytes of `lent` read-write through the core driver (nothing on disk), on that memory
-/// itself; `path` names the file they are a copy of.
-h5::File open_in_memory(Lent& lent, std::size_t size, const std::string& path) {
-  h5::PropList fapl(H5Pcreate(H5P_FILE_ACCESS), "create file access property list");
+/// itself, under a name of its own (the core driver takes files of the same name for one file).
+hid_t open_in_memory(Lent& lent, std::size_t size) {
+  static std::atomic<unsigned long> count{0};
+  const std::string name = "stratus-snapshot-copy-" + std::to_string(::getpid()) + "-" + std::to_string(++count);
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return -1;
   constexpr std::size_t kIncrement = 64 * 1024;  // the core driver grows and trims its file in these steps
-  h5::check_status(H5Pset_fapl_core(fapl.get(), kIncrement, false), "select the core driver");
   H5FD_file_image_callbacks_t callbacks = {&lent_malloc,     &lent_memcpy,     &lent_realloc, &lent_free,
                                            &lent_udata_copy, &lent_udata_free, &lent};
-  h5::check_status(H5Pset_file_image_callbacks(fapl.get(), &callbacks), "set file image callbacks");
-  h5::check_status(H5Pset_file_image(fapl.get(), lent.bytes, size), "set the file image");
-  return h5::File(H5Fopen(("copy of " + path).c_str(), H5F_ACC_RDWR, fapl.get()), "open a copy of '" + path + "'");
+  hid_t file = -1;
+  if (H5Pset_fapl_core(fapl, kIncrement, false) >= 0 && H5Pset_file_image_callbacks(fapl, &callbacks) >= 0 &&
+      H5Pset_file_image(fapl, lent.bytes, size) >= 0)
+    file = H5Fopen(name.c_str(), H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  return file;
+}
+
+/// Throws Error for a failed HDF5 call on the copy. Not h5::check_status: the copy is no output file, and
+/// its failure is no reason to abandon the files open for writing.
+void need(bool ok, const char* what) {
+  if (!ok) throw Error(std::string("HDF5: ") + what + " failed");
 }
 
 }  // namespace
@@ -117,8 +141,11 @@ void SnapshotImage::take(const std::string& path, const std::vector<GridVariable
     if (::fstat(fd, &st) != 0) throw Error("cannot stat '" + path + "': " + std::strerror(errno));
     c->size = static_cast<std::size_t>(st.st_size);
     c->capacity = c->size + 128 * 1024;  // room for the core driver's rounding up (64 KiB steps)
-    c->bytes.reset(static_cast<char*>(std::calloc(c->capacity, 1)));
-    if (!c->bytes) throw Error("no memory for a copy of '" + path + "'");
+    // Mapped, not allocated: zero pages that only the pieces touch, and no reservation of the cells'
+    // size against a strict overcommit limit.
+    void* m = ::mmap(nullptr, c->capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) throw Error("no memory for a copy of '" + path + "': " + std::strerror(errno));
+    c->bytes = static_cast<char*>(m);
     const off_t cells = static_cast<off_t>(sizeof(double)) * g.global_n[0] * g.global_n[1] * g.global_n[2];
     std::vector<off_t> starts(offsets.begin(), offsets.end());
     std::sort(starts.begin(), starts.end());
@@ -127,7 +154,7 @@ void SnapshotImage::take(const std::string& path, const std::vector<GridVariable
     for (off_t b : starts) {
       if (b > at) {
         const std::size_t n = static_cast<std::size_t>(b - at);
-        transfer(false, fd, c->bytes.get() + at, n, at, path);
+        transfer(false, fd, c->bytes + at, n, at, path);
         c->pieces.emplace_back(at, n);
       }
       at = std::max(at, b + cells);
@@ -140,15 +167,16 @@ void SnapshotImage::take(const std::string& path, const std::vector<GridVariable
   // HDF5 marks a superblock it opens for writing (its consistency flags, and so its checksum) until the
   // close, which the copy never has: put() writes the file's own superblock (version 2 with 8-byte
   // addresses: 48 bytes, whose end-of-file and root addresses the time and step do not change).
-  const unsigned char* b = reinterpret_cast<const unsigned char*>(c->bytes.get());
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(c->bytes);
   if (c->size < kSuperblock || b[8] != 2 || b[9] != 8)
     throw Error("'" + path + "' does not start with a version 2 superblock of 8-byte addresses");
-  c->superblock.assign(c->bytes.get(), kSuperblock);
-  c->lent = Lent{c->bytes.get(), c->capacity};
-  c->file = open_in_memory(c->lent, c->size, path);
-  c->time = h5::Attribute(H5Aopen(c->file.get(), "time", H5P_DEFAULT), "open attribute time of the copy");
-  c->step = h5::Attribute(H5Aopen(c->file.get(), "step", H5P_DEFAULT), "open attribute step of the copy");
-  c->time_coordinate = h5::Dataset(H5Dopen2(c->file.get(), "time", H5P_DEFAULT), "open /time of the copy");
+  c->superblock.assign(c->bytes, kSuperblock);
+  c->lent = Lent{c->bytes, c->capacity};
+  h5::QuietErrors quiet;
+  need((c->file = open_in_memory(c->lent, c->size)) >= 0, "open a copy of a snapshot");
+  need((c->time = H5Aopen(c->file, "time", H5P_DEFAULT)) >= 0, "open attribute time of a copy");
+  need((c->step = H5Aopen(c->file, "step", H5P_DEFAULT)) >= 0, "open attribute step of a copy");
+  need((c->time_coordinate = H5Dopen2(c->file, "time", H5P_DEFAULT)) >= 0, "open /time of a copy");
   c->vars = vars;
   c->offsets = offsets;
   copy_ = std::move(c);
@@ -157,16 +185,17 @@ void SnapshotImage::take(const std::string& path, const std::vector<GridVariable
 void SnapshotImage::stamp(long step, double time) {
   Copy& c = *copy_;
   const std::int64_t step64 = step;
-  h5::check_status(H5Awrite(c.time.get(), H5T_NATIVE_DOUBLE, &time), "set the time of a copy");
-  h5::check_status(H5Awrite(c.step.get(), H5T_NATIVE_INT64, &step64), "set the step of a copy");
-  h5::check_status(H5Dwrite(c.time_coordinate.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &time),
-                   "set /time of a copy");
-  h5::check_status(H5Fflush(c.file.get(), H5F_SCOPE_LOCAL), "flush a copy");
+  h5::QuietErrors quiet;
+  need(H5Awrite(c.time, H5T_NATIVE_DOUBLE, &time) >= 0, "set the time of a copy");
+  need(H5Awrite(c.step, H5T_NATIVE_INT64, &step64) >= 0, "set the step of a copy");
+  need(H5Dwrite(c.time_coordinate, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &time) >= 0,
+       "set /time of a copy");
+  need(H5Fflush(c.file, H5F_SCOPE_LOCAL) >= 0, "flush a copy");
   // The flush writes the superblock, marked open for writing; its addresses (base, extension, end of file,
   // root group: bytes 12-43) must be the file's, or the copy would have grown past the bytes put() writes.
-  if (std::memcmp(c.bytes.get() + 12, c.superblock.data() + 12, 32) != 0)
+  if (std::memcmp(c.bytes + 12, c.superblock.data() + 12, 32) != 0)
     throw Error("the copy of a snapshot changed its layout");
-  std::memcpy(c.bytes.get(), c.superblock.data(), kSuperblock);
+  std::memcpy(c.bytes, c.superblock.data(), kSuperblock);
 }
 
 void SnapshotImage::put(const std::string& path) const {
@@ -174,7 +203,7 @@ void SnapshotImage::put(const std::string& path) const {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
   try {
-    for (const auto& [at, n] : c.pieces) transfer(true, fd, c.bytes.get() + at, n, at, path);
+    for (const auto& [at, n] : c.pieces) transfer(true, fd, c.bytes + at, n, at, path);
     struct stat st {};
     const off_t end = static_cast<off_t>(c.size);
     if (::fstat(fd, &st) != 0 || (st.st_size > end && ::ftruncate(fd, end) != 0))
