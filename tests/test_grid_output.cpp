@@ -532,3 +532,40 @@ TEST_CASE("the series file lists each snapshot once, those from before a restart
   INFO(report);
   REQUIRE(io_test::root_passed(bad));
 }
+
+TEST_CASE("two writers of one name in one process keep their own snapshot copies", "[io][mpi]") {
+  // Rank 0 keeps each writer's last file open in memory through HDF5's core driver, which takes two files
+  // of one name for the same file: the copies of two writers of the same directory and prefix (their
+  // first files had the same temporary name) must not share one, or a writer's later snapshot would
+  // carry the time the other set.
+  const std::string dir = io_test::fresh_dir("two_writers");
+  CartDecomp decomp(MPI_COMM_WORLD, Int3{8, 1, 8}, Int3{0, 0, 0}, {true, true, false});
+  const LocalGrid grid = stratus::make_local_grid(decomp, Real3{0, 0, 0}, Real3{1, 1, 1}, 2);
+  const Field4D state = grid.allocate("state", 2);
+  io_test::stamp(grid, state);
+  const std::vector<stratus::GridVariable> vars = {{"a", "1", 0}, {"b", "1", 1}};
+  stratus::GridSnapshotWriter one(decomp, grid, dir, "snap", stratus::Provenance{});
+  stratus::GridSnapshotWriter two(decomp, grid, dir, "snap", stratus::Provenance{});
+  for (auto* w : {&one, &two}) w->set_background(false);
+  one.write(state, vars, 0, 0.0);
+  two.write(state, vars, 0, 0.0);
+  one.write(state, vars, 2, 0.2);
+  two.write(state, vars, 4, 0.4);
+  one.write(state, vars, 6, 0.6);
+  std::vector<std::string> bad;
+  if (io_test::world_rank() == 0) {
+    for (const auto& [step, time] : {std::pair<const char*, double>{"000002", 0.2}, {"000004", 0.4}, {"000006", 0.6}}) {
+      const std::string path = (fs::path(dir) / (std::string("snap_") + step + ".h5")).string();
+      try {
+        stratus::h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open " + path);
+        const auto t = io_test::read_numeric_attr<double>(f.get(), "time", H5T_NATIVE_DOUBLE);
+        if (t != std::vector<double>{time}) bad.push_back(path + ": time " + std::to_string(t.empty() ? -1 : t[0]));
+      } catch (const std::exception& e) {
+        bad.push_back(e.what());
+      }
+    }
+  }
+  const std::string report = io_test::joined(bad);
+  INFO(report);
+  REQUIRE(io_test::root_passed(bad));
+}
