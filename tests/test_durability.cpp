@@ -5,12 +5,17 @@
 // Stratus makes. Each case also checks that only complete files are left under their final names. These
 // tests count calls; they do not time anything.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <hdf5.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -24,6 +29,7 @@
 #include "io/checkpoint.hpp"
 #include "io/grid_output.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/posix_io.hpp"
 #include "io/xdmf.hpp"
 #include "mpi_world.hpp"
 #include "temp_dir.hpp"
@@ -32,6 +38,7 @@ namespace {
 
 std::atomic<long> fsync_calls{0};
 std::atomic<bool> fail_pwrite{false};  // pwrite() fails with ENOSPC while set
+std::atomic<std::size_t> write_cap{0};  // where not 0, pwrite() and pwritev() write at most this many bytes
 
 }  // namespace
 
@@ -42,7 +49,25 @@ extern "C" ssize_t pwrite(int fd, const void* buf, size_t n, off_t at) {
     errno = ENOSPC;
     return -1;
   }
-  return real(fd, buf, n, at);
+  const std::size_t cap = write_cap;
+  return real(fd, buf, cap > 0 && n > cap ? cap : n, at);
+}
+
+extern "C" ssize_t pwritev(int fd, const struct iovec* iov, int count, off_t at) {
+  using Fn = ssize_t (*)(int, const struct iovec*, int, off_t);
+  static const Fn real = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "pwritev"));
+  if (!real) {
+    errno = ENOSYS;
+    return -1;
+  }
+  const std::size_t cap = write_cap;
+  if (cap == 0) return real(fd, iov, count, at);
+  std::vector<struct iovec> part;  // the first cap bytes of iov
+  for (std::size_t left = cap; count > 0 && left > 0; ++iov, --count) {
+    part.push_back({iov->iov_base, std::min(left, iov->iov_len)});
+    left -= part.back().iov_len;
+  }
+  return real(fd, part.data(), static_cast<int>(part.size()), at);
 }
 
 extern "C" int fsync(int fd) {
@@ -200,4 +225,54 @@ TEST_CASE("an output file whose close fails is abandoned, not left to MPI_Finali
   CHECK_THROWS_AS(file.close("close " + path), stratus::Error);
   fail_pwrite = false;
   CHECK(h5::abandoned());
+}
+
+TEST_CASE("whole writes go on after a short write and return the error that stops them", "[io]") {
+  test::TempDir tmp("stratus_posix_io");
+  const std::string path = (tmp.path / "f.bin").string();
+  std::string a(700, 'a'), b(900, 'b'), c(1100, 'c');
+  for (std::string* p : {&a, &b, &c})  // no two pieces of 333 bytes alike
+    for (std::size_t i = 0; i < p->size(); ++i) (*p)[i] = static_cast<char>((*p)[i] + i % 23);
+  const std::string all = a + b + c;
+  const auto fresh = [&] {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    return fd;
+  };
+  // Short writes (at most 333 bytes a call, a piece split across calls): every byte in its place.
+  write_cap = 333;
+  int fd = fresh();
+  std::vector<iovec> iov{{a.data(), a.size()}, {b.data(), 0}, {b.data(), b.size()}, {c.data(), c.size()}};
+  const int vec = stratus::posix_io::writev_all(fd, iov, 10);
+  const int plain = stratus::posix_io::write_all(fd, all.data(), all.size(), 10 + static_cast<off_t>(all.size()));
+  write_cap = 0;
+  ::close(fd);
+  CHECK(vec == 0);
+  CHECK(plain == 0);
+  CHECK(iov.empty());
+  CHECK(durability_test::read_text(path) == std::string(10, '\0') + all + all);
+  // A file size limit makes the kernel write what fits and then refuse the rest (EFBIG; SIGXFSZ ignored):
+  // that error is returned, and what fitted is in place.
+  struct rlimit old {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  fd = fresh();
+  struct rlimit lim = old;
+  lim.rlim_cur = 1000;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &lim) == 0);
+  iov = {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}};
+  const int over = stratus::posix_io::writev_all(fd, iov, 0);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  ::close(fd);
+  CHECK(over == EFBIG);
+  CHECK(durability_test::read_text(path) == all.substr(0, 1000));
+  // Reading past the end is EIO, not a silent short read.
+  fd = ::open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  std::string back(1001, '\0');
+  CHECK(stratus::posix_io::read_all(fd, back.data(), 1000, 0) == 0);
+  CHECK(back.substr(0, 1000) == all.substr(0, 1000));
+  CHECK(stratus::posix_io::read_all(fd, back.data(), back.size(), 0) == EIO);
+  ::close(fd);
 }

@@ -170,7 +170,8 @@ TEST_CASE("the line kernels and the flux kernels of the split stages give the sa
       if (s.y_wind) {
         auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim->state());
         for (std::size_t k = 0; k < h.extent(1); ++k)
-          for (std::size_t i = 0; i < h.extent(3); ++i) h(climate::kVmom, k, 0, i) = 3.0 + 1e-3 * static_cast<double>(i);
+          for (std::size_t i = 0; i < h.extent(3); ++i)
+            h(climate::kVmom, k, 0, i) = 3.0 + 1e-3 * static_cast<double>(i);
         Kokkos::deep_copy(sim->state(), h);
       }
       if (s.hot_block) {
@@ -394,8 +395,8 @@ TEST_CASE("Bryan-Fritsch dry bubble: pressure unperturbed at the start, mirror-s
     MPI_Allreduce(MPI_IN_PLACE, &pmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     const double tmax = diag(sim, "theta_max");
     INFO("max |p'| " << pmax << " Pa, theta'_max " << tmax << " K");
-    CHECK(pmax < 1e-6);                   // the density took up the warming (a bare theta' of 2 K would give ~700 Pa)
-    CHECK(tmax > 1.7);                    // cell averages of the +2 K bubble (dx = 500 m: 1.805 K)
+    CHECK(pmax < 1e-6);  // the density took up the warming (a bare theta' of 2 K would give ~700 Pa)
+    CHECK(tmax > 1.7);   // cell averages of the +2 K bubble (dx = 500 m: 1.805 K)
     CHECK(tmax <= 2.0);
     CHECK(diag(sim, "theta_min") >= 0.0);
   }
@@ -413,8 +414,8 @@ TEST_CASE("Bryan-Fritsch dry bubble: pressure unperturbed at the start, mirror-s
       worst = std::max(worst, std::abs(at(climate::kUmom, k, i) + at(climate::kUmom, k, m)));
     }
   INFO("max |rho w| " << wmax << ", largest asymmetry " << worst);
-  CHECK(wmax > 1e-2);                 // the warm air has started to rise
-  CHECK(worst <= 1e-10 * wmax);       // symmetric about the bubble's axis to round-off
+  CHECK(wmax > 1e-2);            // the warm air has started to rise
+  CHECK(worst <= 1e-10 * wmax);  // symmetric about the bubble's axis to round-off
   CHECK(std::abs(diag(sim, "d_mass")) <= 1e-12);
 }
 

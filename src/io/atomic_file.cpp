@@ -23,24 +23,14 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "io/posix_io.hpp"
 
 namespace stratus {
 
 namespace {
 
 /// Writes all of text to fd; 0 or the errno of the failure.
-int write_all(int fd, const std::string& text) {
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return 0;
-}
+int write_all(int fd, const std::string& text) { return posix_io::write_all(fd, text.data(), text.size()); }
 
 struct Pending {
   std::string path, tmp;

@@ -338,11 +338,11 @@ void CheckpointWriter::write_grid(const std::string& name, int nvar, Int3 global
   STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_LONG_LONG, MPI_SUM, comm_));
   if (sums[0] > 0) {
     throw CollectiveError("checkpoint grid " + what + ": " + std::to_string(sums[0]) +
-                " rank(s) passed a box outside the grid, no variables or data of the wrong length");
+                          " rank(s) passed a box outside the grid, no variables or data of the wrong length");
   }
   if (sums[1] != total) {
     throw CollectiveError("checkpoint grid " + what + ": the ranks' boxes hold " + std::to_string(sums[1]) +
-                " cells in all, the grid " + std::to_string(total));
+                          " cells in all, the grid " + std::to_string(total));
   }
   const std::vector<hsize_t> dims{static_cast<hsize_t>(nvar), static_cast<hsize_t>(global[2]),
                                   static_cast<hsize_t>(global[1]), static_cast<hsize_t>(global[0])};
@@ -384,11 +384,13 @@ void CheckpointWriter::write_rows_impl(const std::string& name, long long natoms
   const std::string where = "checkpoint rows " + what + ": ";
   if (counts[0] > 0) {
     throw CollectiveError(where + std::to_string(counts[0]) +
-                " rank(s) passed a bad atom or component count, or values not ncomp per id");
+                          " rank(s) passed a bad atom or component count, or values not ncomp per id");
   }
-  if (counts[1] > 0) throw CollectiveError(where + std::to_string(counts[1]) + " id(s) outside 1.." + std::to_string(natoms));
+  if (counts[1] > 0)
+    throw CollectiveError(where + std::to_string(counts[1]) + " id(s) outside 1.." + std::to_string(natoms));
   if (counts[2] != natoms) {
-    throw CollectiveError(where + "the ranks hold " + std::to_string(counts[2]) + " atoms in all, not " + std::to_string(natoms));
+    throw CollectiveError(where + "the ranks hold " + std::to_string(counts[2]) + " atoms in all, not " +
+                          std::to_string(natoms));
   }
 
   // 2. Each rank gets its block of rows (ncomp values each), in row order.

@@ -17,6 +17,7 @@
 #include "io/cf_grid.hpp"
 #include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/posix_io.hpp"
 #include "io/space.hpp"
 #include "stratus/version.hpp"
 
@@ -71,22 +72,10 @@ class PieceWriter {
     }
   }
   void flush() {
-    std::size_t first = 0;
-    while (bytes_ > 0) {
-      const ssize_t w = ::pwritev(fd_, iov_.data() + first, static_cast<int>(iov_.size() - first), at_);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) throw Error("cannot write '" + path_ + "': " + std::strerror(w < 0 ? errno : EIO));
-      at_ += w;
-      bytes_ -= static_cast<std::size_t>(w);
-      for (std::size_t done = static_cast<std::size_t>(w); done > 0;) {  // a short write: skip what went
-        const std::size_t d = std::min(done, iov_[first].iov_len);
-        iov_[first].iov_base = static_cast<char*>(iov_[first].iov_base) + d;
-        iov_[first].iov_len -= d;
-        done -= d;
-        if (iov_[first].iov_len == 0) ++first;
-      }
-    }
-    iov_.clear();
+    if (const int err = posix_io::writev_all(fd_, iov_, at_))
+      throw Error("cannot write '" + path_ + "': " + std::strerror(err));
+    at_ += static_cast<off_t>(bytes_);
+    bytes_ = 0;
   }
 
  private:
@@ -138,6 +127,11 @@ void write_planes(const std::string& path, const std::vector<haddr_t>& offsets, 
   if (::close(fd) != 0) throw Error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
+/// "dataset /fields/NAME in 'PATH'": what the messages about a field's dataset name.
+std::string field_dataset(const GridVariable& v, const std::string& path) {
+  return "dataset /fields/" + v.name + " in '" + path + "'";
+}
+
 /// The datasets of a snapshot file, under /fields in (z, y, x) order, open until describe_fields() is done.
 struct Datasets {
   h5::Group fields;
@@ -170,7 +164,7 @@ Datasets create_datasets(hid_t file, const std::string& path, const CartDecomp& 
     h5::check_status(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate)), "enable deflate");
   }
   for (const GridVariable& v : vars) {
-    const std::string what = "dataset /fields/" + v.name + " in '" + path + "'";
+    const std::string what = field_dataset(v, path);
     d.vars.emplace_back(H5Dcreate2(d.fields.get(), v.name.c_str(), H5T_IEEE_F64LE, filespace.get(), H5P_DEFAULT,
                                    dcpl.get(), H5P_DEFAULT),
                         "create " + what);
@@ -197,7 +191,7 @@ void describe_fields(hid_t file, Datasets& d, CfCoordinates& coords, const std::
     const GridVariable& v = vars[q];
     h5::write_attribute(d.vars[q].get(), "unit", v.unit);
     describe_cf_field(file, d.vars[q].get(), "/fields/" + v.name, v, coords);
-    d.vars[q].close("close dataset /fields/" + v.name + " in '" + path + "'");
+    d.vars[q].close("close " + field_dataset(v, path));
   }
   for (h5::Dataset* c : {&coords.x, &coords.y, &coords.z, &coords.time})
     c->close("close a coordinate in '" + path + "'");
@@ -315,7 +309,7 @@ void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp
   double dummy = 0.0;  // some HDF5 versions reject a null buffer even when nothing is selected
   for (std::size_t q = 0; q < vars.size(); ++q) {
     const StridedCells& c = cells.vars[q];
-    const std::string what = "dataset /fields/" + vars[q].name + " in '" + path + "'";
+    const std::string what = field_dataset(vars[q], path);
     STRATUS_REQUIRE(empty || (c.row == box.count[0] && c.plane == c.row * box.count[1]),
                     "grid output: packed cells expected for " << what);
     h5::check_status(H5Dwrite(d.vars[q].get(), H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), dxpl.get(),

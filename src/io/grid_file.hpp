@@ -31,10 +31,10 @@ struct GridCells {
 /// gathered into calls of at most 512 KiB from where they lie (on this class of machine a write(2) of
 /// 1 MiB or more into the page cache ran at 0.4-2 GB/s, of 512 KiB at 6-7 GB/s). Otherwise (ranks' parts
 /// interleaved in the file, or compressed chunks) one collective write per dataset, of cells.vars packed
-/// (box == own, x fastest without gaps). With ranges, `image` (rank 0's; may be null) is used where it
-/// fits, and otherwise taken from the file written.
+/// (box == own, x fastest without gaps). With ranges, `image` (rank 0's; null on the others, or for none) is used where
+/// it fits, and otherwise taken from the file written.
 void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                      const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                     long step, double time, int deflate, SnapshotImage* image = nullptr);
+                     long step, double time, int deflate, SnapshotImage* image);
 
 }  // namespace stratus

@@ -123,6 +123,7 @@ GridSnapshotWriter::GridSnapshotWriter(const CartDecomp& decomp, const LocalGrid
                     "grid output: local grid does not match the decomposition in direction " << d);
   }
   STRATUS_MPI_CHECK(MPI_Comm_dup(decomp_.comm(), &comm_));
+  if (decomp_.rank() == 0) image_ = std::make_unique<SnapshotImage>();
   set_background(true);
 }
 
@@ -274,7 +275,6 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
     cells.box = deflate == 0 ? route_.write_box() : cells.own;
     cells.vars = own;
     if (deflate == 0 && route_.active()) cells.routed = route_.route(comm, own);
-    if (!image_) image_ = std::make_unique<SnapshotImage>();
     write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, deflate == 0 && route_.whole_planes(), vars, step,
                     time, deflate, image_.get());
   } catch (const CollectiveError&) {

@@ -287,15 +287,15 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   STRATUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &worst_id, 1, MPI_LONG_LONG, MPI_MIN, comm_));
   if (counts[0] > 0) {
     throw CollectiveError(where.str() + std::to_string(counts[0]) +
-                " rank(s) passed arrays whose lengths do not match their id count");
+                          " rank(s) passed arrays whose lengths do not match their id count");
   }
   if (counts[1] > 0) {
-    throw CollectiveError(where.str() + std::to_string(counts[1]) + " id(s) outside 1.." + std::to_string(natoms) + ", e.g. " +
-                std::to_string(worst_id));
+    throw CollectiveError(where.str() + std::to_string(counts[1]) + " id(s) outside 1.." + std::to_string(natoms) +
+                          ", e.g. " + std::to_string(worst_id));
   }
   if (counts[2] != natoms) {
     throw CollectiveError(where.str() + "the ranks hold " + std::to_string(counts[2]) + " atoms in all, not " +
-                std::to_string(natoms));
+                          std::to_string(natoms));
   }
 
   // 2. One record per atom: species (int32), padding, then 3, 6 or 9 doubles; each rank gets its block of

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "io/hdf5_util.hpp"
+#include "io/posix_io.hpp"
 
 namespace stratus {
 
@@ -22,17 +23,8 @@ namespace {
 
 /// pread(2) or pwrite(2) of n bytes at `at`, all of them; throws Error naming the file.
 void transfer(bool out, int fd, char* p, std::size_t n, off_t at, const std::string& path) {
-  while (n > 0) {
-    const ssize_t k = out ? ::pwrite(fd, p, n, at) : ::pread(fd, p, n, at);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) {
-      const int err = k < 0 ? errno : EIO;
-      throw Error(std::string(out ? "cannot write '" : "cannot read '") + path + "': " + std::strerror(err));
-    }
-    p += k;
-    n -= static_cast<std::size_t>(k);
-    at += k;
-  }
+  if (const int err = out ? posix_io::write_all(fd, p, n, at) : posix_io::read_all(fd, p, n, at))
+    throw Error(std::string(out ? "cannot write '" : "cannot read '") + path + "': " + std::strerror(err));
 }
 
 constexpr std::size_t kSuperblock = 48;  // version 2, 8-byte addresses and lengths

@@ -16,6 +16,7 @@
 #include "domain/cart_decomp.hpp"
 #include "domain/local_grid.hpp"
 #include "io/grid_output.hpp"
+#include "io/posix_io.hpp"
 
 namespace stratus {
 
@@ -34,19 +35,10 @@ double median(std::vector<double> v) {
 std::string plain_write(const std::string& path, const std::vector<char>& buf, bool sync) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot create '" + path + "': " + std::strerror(errno);
-  const char* p = buf.data();
-  std::size_t left = buf.size();
+  constexpr std::size_t kCall = std::size_t(512) << 10;
   int err = 0;
-  while (left > 0 && err == 0) {
-    const ssize_t n = ::write(fd, p, std::min<std::size_t>(left, std::size_t(512) << 10));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-    } else {
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-  }
+  for (std::size_t at = 0; at < buf.size() && err == 0; at += kCall)
+    err = posix_io::write_all(fd, buf.data() + at, std::min(kCall, buf.size() - at));
   if (err == 0 && sync && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
   return err == 0 ? std::string() : "cannot write '" + path + "': " + std::strerror(err);
