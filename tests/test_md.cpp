@@ -12,6 +12,7 @@
 //    atom by id; bad input fails with clear messages.
 #include <hdf5.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -380,6 +382,49 @@ TEST_CASE("Data files written by the engine read back identically", "[md]") {
     std::remove(path.c_str());
   }
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("The engine's data file, each rank writing its block of ids, is the serial writer's bytes", "[md][io]") {
+  // Atomic and charged atoms, after steps that move atoms between ranks and out of id order: the file must
+  // be write_lammps_data's of the gathered atoms (sorted by id), byte for byte, at any rank count.
+  const std::string charged =
+      "units = lj\ntimestep = 0.002\npair_style = lj/cut/coul/long\ncutoff = 2.5\n"
+      "coul_cutoff = 3.5\nskin = 0.3\nkspace = ewald\nkspace_accuracy = 1e-4\n"
+      "data_file = " +
+      kData + "ionic_lj.data\n";
+  const std::string dir = "test_md_data_" + std::to_string(world_size());
+  if (world_rank() == 0) std::filesystem::create_directories(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const std::string& deck : {"data_file = " + kData + "lj_liquid.data\n", charged}) {
+    const MDParams p = params_from(deck);
+    MDSimulation sim(p, MPI_COMM_WORLD);
+    sim.initialize();
+    Clock clock;
+    for (int s = 0; s < 40; ++s) step(sim, clock, p.dt);
+    const std::string par = dir + "/parallel.data", ser = dir + "/serial.data";
+    sim.write_data_to(par);
+    const AtomData a = sim.gather();
+    if (world_rank() == 0) {
+      INFO(deck);
+      write_lammps_data(ser, a);
+      const auto bytes = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+      };
+      const std::string got = bytes(par), want = bytes(ser);
+      CHECK(want.size() > 100 * a.natoms());
+      CHECK(got == want);
+      CHECK(read_lammps_data(par).has_charges == (deck == charged));
+      CHECK(!std::filesystem::exists(par + ".tmp." + std::to_string(static_cast<long>(::getpid()))));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  // A path that cannot be created fails on every rank, naming it.
+  MDSimulation sim(params_from("data_file = " + kData + "lj_liquid.data\n"), MPI_COMM_WORLD);
+  sim.initialize();
+  CHECK_THROWS_WITH(sim.write_data_to(dir + "/no_such_dir/x.data"), Catch::Contains(dir + "/no_such_dir/x.data"));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("Trajectory frames hold every atom's position and velocity by id", "[md][io]") {

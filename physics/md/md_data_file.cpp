@@ -1,5 +1,6 @@
 // LAMMPS data files (atom styles atomic and charge): a strict reader that names the file and line of every problem,
 // and a writer of the same format (declared in md_setup.hpp).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "io/posix_io.hpp"
 #include "md/md_setup.hpp"
 
 namespace stratus::md {
@@ -275,101 +277,100 @@ AtomData read_lammps_data(const std::string& path) {
   return atoms;
 }
 
+namespace data_text {
+
 namespace {
 
-/// The Atoms and Velocities lines of a data file, formatted with std::to_chars (numbers as the shortest
-/// text that reads back as the same double: exact, like %.17g, and several times faster than fprintf,
-/// which took most of the time of writing 256k atoms) and written in pieces of about 1 MiB.
-class DataLines {
- public:
-  /// err: set to errno at the first write that falls short (a full disk), if still 0.
-  DataLines(std::FILE* f, int& err) : f_(f), err_(err) { buf_.reserve(kPiece + 256); }
-  ~DataLines() { flush(); }
-  DataLines& operator<<(double v) { return put(v); }
-  DataLines& operator<<(long long v) { return put(v); }
-  DataLines& operator<<(int v) { return put(v); }
-  /// Ends the line (the separator after its last value becomes a newline).
-  void end() {
-    buf_.back() = '\n';
-    if (buf_.size() >= kPiece) flush();
-  }
-  void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size() && err_ == 0) err_ = errno;
-    buf_.clear();
-  }
-
- private:
-  template <class T>
-  DataLines& put(T v) {
-    char text[32];
-    const auto r = std::to_chars(text, text + sizeof text, v);
-    buf_.append(text, r.ptr);
-    buf_ += ' ';
-    return *this;
-  }
-  static constexpr std::size_t kPiece = 1 << 20;
-  std::FILE* f_;
-  int& err_;
-  std::string buf_;
-};
+template <class T>
+void put(std::string& out, T v) {
+  char text[32];
+  const auto r = std::to_chars(text, text + sizeof text, v);
+  out.append(text, r.ptr);
+  out += ' ';
+}
 
 }  // namespace
+
+std::string head(const AtomData& meta, std::size_t natoms) {
+  STRATUS_REQUIRE(meta.ntypes >= 1 && meta.mass.size() == static_cast<std::size_t>(meta.ntypes) + 1,
+                  "AtomData has " << meta.ntypes << " types but " << meta.mass.size() << " mass entries");
+  const bool charged = meta.has_charges;
+  std::string out;
+  char line[160];
+  const auto add = [&](int n) { out.append(line, static_cast<std::size_t>(std::min<int>(n, sizeof line - 1))); };
+  add(std::snprintf(line, sizeof line, "LAMMPS data file via write_data (Stratus), atom style %s\n\n",
+                    charged ? "charge" : "atomic"));
+  add(std::snprintf(line, sizeof line, "%zu atoms\n%d atom types\n\n", natoms, meta.ntypes));
+  static const char* kBox[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
+  for (int d = 0; d < 3; ++d)
+    add(std::snprintf(line, sizeof line, "%.17g %.17g %s\n", meta.lo[d], meta.hi[d], kBox[d]));
+  out += "\nMasses\n\n";
+  for (int t = 1; t <= meta.ntypes; ++t)
+    add(std::snprintf(line, sizeof line, "%d %.17g\n", t, meta.mass[static_cast<std::size_t>(t)]));
+  out += charged ? "\nAtoms # charge\n\n" : "\nAtoms # atomic\n\n";
+  return out;
+}
+
+void atom_line(std::string& out, long long id, int type, const double* q, const double x[3], const int image[3]) {
+  put(out, id);
+  put(out, type);
+  if (q) put(out, *q);
+  for (int d = 0; d < 3; ++d) put(out, x[d]);
+  for (int d = 0; d < 3; ++d) put(out, image[d]);
+  out.back() = '\n';
+}
+
+void velocity_line(std::string& out, long long id, const double v[3]) {
+  put(out, id);
+  for (int d = 0; d < 3; ++d) put(out, v[d]);
+  out.back() = '\n';
+}
+
+}  // namespace data_text
 
 void write_lammps_data(const std::string& path, const AtomData& atoms) {
   const std::size_t n = atoms.natoms();
   STRATUS_REQUIRE(atoms.type.size() == n && atoms.x.size() == n && atoms.v.size() == n && atoms.image.size() == n,
                   "AtomData per-atom arrays have inconsistent sizes");
-  STRATUS_REQUIRE(atoms.ntypes >= 1 && atoms.mass.size() == static_cast<std::size_t>(atoms.ntypes) + 1,
-                  "AtomData has " << atoms.ntypes << " types but " << atoms.mass.size() << " mass entries");
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) throw Error("cannot open '" + tmp + "' for writing: " + std::strerror(errno));
-
   const bool charged = atoms.has_charges;
   STRATUS_REQUIRE(!charged || atoms.q.size() == n, "AtomData has charges for " << atoms.q.size() << " of " << n
                                                                                 << " atoms");
-  std::fprintf(f, "LAMMPS data file via write_data (Stratus), atom style %s\n\n", charged ? "charge" : "atomic");
-  std::fprintf(f, "%zu atoms\n%d atom types\n\n", n, atoms.ntypes);
-  static const char* kBox[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
-  for (int d = 0; d < 3; ++d) std::fprintf(f, "%.17g %.17g %s\n", atoms.lo[d], atoms.hi[d], kBox[d]);
-  std::fprintf(f, "\nMasses\n\n");
-  for (int t = 1; t <= atoms.ntypes; ++t) std::fprintf(f, "%d %.17g\n", t, atoms.mass[static_cast<std::size_t>(t)]);
-  std::fprintf(f, "\nAtoms # %s\n\n", charged ? "charge" : "atomic");
-  int write_err = 0;
-  {
-    DataLines out(f, write_err);
-    for (std::size_t i = 0; i < n; ++i) {
-      out << atoms.id[i] << atoms.type[i];
-      if (charged) out << atoms.q[i];
-      out << atoms.x[i][0] << atoms.x[i][1] << atoms.x[i][2] << atoms.image[i][0] << atoms.image[i][1]
-          << atoms.image[i][2];
-      out.end();
+  std::string text = data_text::head(atoms, n);
+  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot open '" + tmp + "' for writing: " + std::strerror(errno));
+  // Written in pieces of about 1 MiB as they are formatted. Renamed into place when complete, but not
+  // fsynced: no restart needs it (docs/output.md, "Durability"), and syncing 35 MB (256k atoms) cost more
+  // than formatting them.
+  constexpr std::size_t kPiece = 1 << 20;
+  int err = 0;
+  const auto flush = [&](bool always) {
+    if (err == 0 && (always || text.size() >= kPiece)) {
+      err = posix_io::write_all(fd, text.data(), text.size());
+      text.clear();
     }
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    data_text::atom_line(text, atoms.id[i], atoms.type[i], charged ? &atoms.q[i] : nullptr, atoms.x[i].data(),
+                         atoms.image[i].data());
+    flush(false);
   }
   if (atoms.has_velocities) {
-    std::fprintf(f, "\nVelocities\n\n");
-    DataLines out(f, write_err);
+    text += data_text::kVelocitiesHeading;
     for (std::size_t i = 0; i < n; ++i) {
-      out << atoms.id[i] << atoms.v[i][0] << atoms.v[i][1] << atoms.v[i][2];
-      out.end();
+      data_text::velocity_line(text, atoms.id[i], atoms.v[i].data());
+      flush(false);
     }
   }
-  // Renamed into place when complete, but not fsynced: no restart needs it (docs/output.md, "Durability"),
-  // and syncing 35 MB (256k atoms) cost more than formatting them.
-  errno = 0;
-  bool ok = std::fflush(f) == 0 && !std::ferror(f) && write_err == 0;
-  int err = ok ? 0 : write_err != 0 ? write_err : errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    std::remove(tmp.c_str());
-    throw Error("write error on '" + tmp + "'" + (err ? std::string(": ") + std::strerror(err) : std::string()));
+  flush(true);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw Error("write error on '" + tmp + "': " + std::strerror(err));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     err = errno;
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
   }
 }

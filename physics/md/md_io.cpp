@@ -1,9 +1,14 @@
-// The MD engine's I/O: the LAMMPS data file written at the end, checkpoints (write and read) and the H5MD
-// trajectory. Set-up and the time step are in md_simulation.cpp. Every per-atom array reaches the host
-// through host_rows(); nothing here runs in the time step.
+// The MD engine's I/O: the LAMMPS data files (md.write_data at the end, the trajectory's topology),
+// checkpoints (write and read) and the H5MD trajectory. Set-up and the time step are in md_simulation.cpp. Every
+// per-atom array reaches the host through host_rows(); nothing here runs in the time step.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <type_traits>
 #include <utility>
@@ -14,6 +19,8 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/checkpoint.hpp"
+#include "io/posix_io.hpp"
+#include "io/row_exchange.hpp"
 #include "io/space.hpp"
 #include "md/md_simulation.hpp"
 #include "stratus/version.hpp"
@@ -266,18 +273,98 @@ void MDSimulation::write_data_file() {
 }
 
 void MDSimulation::write_data_to(const std::string& path) {
-  const AtomData all = gather();
-  // About 150 characters per atom (two lines of %.17g numbers).
-  reserve_space(pc_->comm(), path, 150.0 * static_cast<double>(natoms_) + 4096.0);
-  std::string err;
-  if (pc_->rank() == 0) {
-    try {
-      write_lammps_data(path, all);
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
+  // Every rank formats the lines of its block of ids (RowRouter, as for the trajectory's frames) and writes
+  // them where they fall in the file: no rank gathers the system or formats more than its share. The bytes
+  // are those of write_lammps_data with the atoms in id order (tested).
+  const MPI_Comm comm = pc_->comm();
+  const int rank = pc_->rank(), n = atoms_.n_local;
+  const auto id = host_rows(atoms_.id, n);
+  const auto type = host_rows(atoms_.type, n);
+  const auto x = host_rows(atoms_.x, n);
+  const auto v = host_rows(atoms_.v, n);
+  const auto image = host_rows(atoms_.image, n);
+  const auto q = host_rows(atoms_.q, n);
+  struct Record {
+    double x[3], v[3], q;
+    int type, image[3];
+  };
+  RowRouter router;
+  const RowBlock& rows = router.route(
+      comm, natoms_, id, sizeof(Record),
+      [&](std::size_t i, char* p) {
+        Record r{};
+        for (int d = 0; d < 3; ++d) {
+          r.x[d] = x[3 * i + d];
+          r.v[d] = v[3 * i + d];
+          r.image[d] = image[3 * i + d];
+        }
+        r.q = q[i];
+        r.type = type[i];
+        std::memcpy(p, &r, sizeof r);
+      },
+      "data file '" + path + "': ");
+  std::string atoms_text, vel_text;
+  atoms_text.reserve(rows.count * (has_charges_ ? 100 : 80));
+  vel_text.reserve(rows.count * 64);
+  for (std::size_t j = 0; j < rows.count; ++j) {
+    Record r;
+    std::memcpy(&r, rows.record(j), sizeof r);
+    const long long atom = rows.row0 + static_cast<long long>(j) + 1;
+    data_text::atom_line(atoms_text, atom, r.type, has_charges_ ? &r.q : nullptr, r.x, r.image);
+    data_text::velocity_line(vel_text, atom, r.v);
   }
-  agree_or_throw(pc_->comm(), err.empty(), err);
+  AtomData meta;
+  meta.lo = lo_;
+  meta.hi = hi_;
+  meta.ntypes = spec_.ntypes;
+  meta.mass = mass_host_;
+  meta.has_charges = has_charges_;
+  const std::string head = rank == 0 ? data_text::head(meta, static_cast<std::size_t>(natoms_)) : std::string();
+
+  // Where each part goes: the head, every rank's Atoms lines in rank order, the Velocities heading, every
+  // rank's Velocities lines.
+  long long mine[3] = {static_cast<long long>(head.size()), static_cast<long long>(atoms_text.size()),
+                       static_cast<long long>(vel_text.size())};
+  long long before[3] = {0, 0, 0}, total[3] = {0, 0, 0};
+  STRATUS_MPI_CHECK(MPI_Exscan(mine, before, 3, MPI_LONG_LONG, MPI_SUM, comm));
+  if (rank == 0) before[0] = before[1] = before[2] = 0;  // MPI_Exscan leaves rank 0's undefined
+  STRATUS_MPI_CHECK(MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, comm));
+  const long long heading = static_cast<long long>(std::strlen(data_text::kVelocitiesHeading));
+  const long long heading_at = total[0] + total[1];
+  reserve_space(comm, path, static_cast<double>(heading_at + heading + total[2]));
+
+  // Rank 0 creates the temporary (named after its pid, as write_lammps_data names it), the others open it
+  // once it exists; rank 0 renames it once every rank has written and closed its parts.
+  long pid = static_cast<long>(::getpid());
+  STRATUS_MPI_CHECK(MPI_Bcast(&pid, 1, MPI_LONG, 0, comm));
+  const std::string tmp = path + ".tmp." + std::to_string(pid);
+  int fd = -1;
+  std::string err;
+  if (rank == 0) {
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) err = "cannot open '" + tmp + "' for writing: " + std::strerror(errno);
+  }
+  agree_or_throw(comm, err.empty(), err);
+  if (rank != 0) fd = ::open(tmp.c_str(), O_WRONLY | O_CLOEXEC);
+  int e = fd < 0 ? errno : 0;
+  const auto put = [&](const std::string& text, long long at) {
+    if (e == 0 && !text.empty()) e = posix_io::write_all(fd, text.data(), text.size(), static_cast<off_t>(at));
+  };
+  put(head, 0);
+  put(atoms_text, total[0] + before[1]);
+  if (rank == 0) put(data_text::kVelocitiesHeading, heading_at);
+  put(vel_text, heading_at + heading + before[2]);
+  if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
+  if (e != 0) err = "write error on '" + tmp + "': " + std::strerror(e);
+  try {
+    agree_all_or_throw(comm, err.empty(), err);
+    if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0)
+      err = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
+    agree_or_throw(comm, err.empty(), err);
+  } catch (...) {
+    if (rank == 0) ::unlink(tmp.c_str());
+    throw;
+  }
 }
 
 void MDSimulation::finish(const Clock& clock) {

@@ -84,6 +84,10 @@ class MDSimulation : public Simulation {
   /// Collective. Every atom (sorted by id) on rank 0 with positions wrapped and image flags; empty
   /// elsewhere.
   AtomData gather() const;
+  /// Collective. Writes every atom as a LAMMPS data file at path (write_lammps_data's bytes, atoms in id
+  /// order), each rank formatting and writing the lines of its block of ids. Throws the same Error on every
+  /// rank on failure, leaving no temporary.
+  void write_data_to(const std::string& path);
   /// Negates every velocity (time reversal).
   void reverse_velocities();
   /// Collective. Recomputes ghosts, the neighbor list and the forces for the current positions (after a
@@ -148,8 +152,6 @@ class MDSimulation : public Simulation {
   void set_owned_atoms(const std::vector<AtomRow>& rows);
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
   void write_data_file();
-  /// Collective: every atom, gathered on rank 0, into the LAMMPS data file `path`.
-  void write_data_to(const std::string& path);
   void rebuild();
   void compute_forces(bool energy);
 
