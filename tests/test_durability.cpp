@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include "io/grid_output.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/posix_io.hpp"
+#include "io/space.hpp"
 #include "io/xdmf.hpp"
 #include "mpi_world.hpp"
 #include "temp_dir.hpp"
@@ -275,4 +277,31 @@ TEST_CASE("whole writes go on after a short write and return the error that stop
   CHECK(back.substr(0, 1000) == all.substr(0, 1000));
   CHECK(stratus::posix_io::read_all(fd, back.data(), back.size(), 0) == EIO);
   ::close(fd);
+}
+
+TEST_CASE("space for bytes appended to a file is allocated beyond its end, or refused naming the file", "[io]") {
+  test::TempDir tmp("stratus_append");
+  const std::string path = (tmp.path / "t.h5md").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(10000, 'x');
+  }
+  struct stat st {};
+  const auto allocated = [&] {
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return static_cast<double>(st.st_blocks) * 512.0;
+  };
+  const double before = allocated();
+  stratus::reserve_appended(MPI_COMM_SELF, path, 4.0e6);
+  CHECK(st.st_size == 10000);                           // the file itself is unchanged
+  CHECK(allocated() >= before + 4.0e6);                 // its next bytes are allocated where they will land
+  CHECK(durability_test::leftovers(tmp.path).empty());  // and no scratch file was needed
+  // More than a file may hold (refused before anything is allocated: a request beyond the free space
+  // would fill the disk for a moment, cli_hardening does that on a small tmpfs): refused, naming the
+  // file, and nothing left allocated beyond its end.
+  CHECK_THROWS_WITH(stratus::reserve_appended(MPI_COMM_SELF, path, 1.0e18),
+                    Catch::Contains(path) && Catch::Contains(std::strerror(EFBIG)));
+  CHECK(allocated() < before + 1.0e6);
+  CHECK(st.st_size == 10000);
+  CHECK(durability_test::leftovers(tmp.path).empty());
 }

@@ -357,7 +357,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   // 4. Collective writes: every time-dependent dataset grows by one frame (after checking that it fits:
   // a write that fails half-way through a frame can leave the whole file unreadable).
   const double atom_bytes = 24.0 * nvec + (spec_.images ? 12.0 : 0.0);
-  reserve_space(comm_, path_, with_metadata(atom_bytes * static_cast<double>(natoms) + 100.0));
+  reserve_appended(comm_, path_, with_metadata(atom_bytes * static_cast<double>(natoms) + 100.0));
   try {
     h5::File file = h5::open_parallel(comm_, path_, false, "H5MD");
     h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");

@@ -83,6 +83,22 @@ std::string try_reserve_in_file(const std::string& path, double data_bytes, doub
   return try_reserve(path, bytes);
 }
 
+/// Rank 0's check for bytes appended to the existing file at path; empty when they fit.
+std::string try_reserve_appended(const std::string& path, double bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return try_reserve(path, bytes);  // the same check reports why
+  struct stat st {};
+  int rc = ::fstat(fd, &st) == 0 ? 0 : errno;
+  const off_t len = static_cast<off_t>(std::ceil(bytes));
+  if (rc == 0 && len > 0 && ::fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, len) != 0) {
+    rc = errno;
+    (void)::ftruncate(fd, st.st_size);  // frees what a failed allocation left beyond the end
+  }
+  ::close(fd);
+  // No room, or no fallocate here: the scratch-file check decides, with its message.
+  return rc == 0 ? std::string() : try_reserve(path, bytes);
+}
+
 }  // namespace
 
 double with_metadata(double raw_bytes) { return raw_bytes * 1.01 + 16.0 * 1024.0; }
@@ -100,6 +116,14 @@ void reserve_in_file(MPI_Comm comm, const std::string& path, double data_bytes) 
   STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   std::string msg;
   if (rank == 0 && !check_disabled()) msg = try_reserve_in_file(path, data_bytes, with_metadata(data_bytes));
+  agree_or_throw(comm, msg.empty(), msg);
+}
+
+void reserve_appended(MPI_Comm comm, const std::string& path, double bytes) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::string msg;
+  if (rank == 0 && !check_disabled()) msg = try_reserve_appended(path, bytes);
   agree_or_throw(comm, msg.empty(), msg);
 }
 

@@ -32,6 +32,14 @@ void reserve_space(MPI_Comm comm, const std::string& path, double bytes);
 /// complete. Throws as reserve_space does (and then `path` does not exist).
 void reserve_in_file(MPI_Comm comm, const std::string& path, double data_bytes);
 
+/// Collective. reserve_space(comm, path, bytes) for `bytes` more to be appended to the existing file at
+/// `path` (an H5MD trajectory's next frame, which HDF5 puts at the end of the file): rank 0 allocates them
+/// beyond its end (fallocate with FALLOC_FL_KEEP_SIZE), where the writes then land, instead of in a scratch
+/// file created and removed for each frame (a create and a removal are round trips to the metadata server
+/// on a network file system). What is not used stays allocated beyond the end, at most one frame's margin.
+/// Without fallocate, or without room (then nothing stays allocated), reserve_space's check decides.
+void reserve_appended(MPI_Comm comm, const std::string& path, double bytes);
+
 /// Local; one rank, after every rank has closed `path`. Frees what reserve_in_file allocated beyond the
 /// end of a file that came out shorter than data_bytes (compressed data).
 void trim_reserved(const std::string& path, double data_bytes);
