@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -531,6 +532,42 @@ TEST_CASE("the series file lists each snapshot once, those from before a restart
   const std::string report = io_test::joined(bad);
   INFO(report);
   REQUIRE(io_test::root_passed(bad));
+}
+
+TEST_CASE("the series file of many snapshots is rewritten at a pace, and whole at a flush", "[io]") {
+  // Past xdmf::SeriesPacing::kEveryFrameBytes, snap.xmf lags by at most an eighth of the snapshots, each
+  // snapshot's own .xmf is always there, and flush_series() lists them all, as if formatted from scratch.
+  // (Rank 0 alone: the pacing depends on the file's bytes, not on the ranks.)
+  const std::string dir = io_test::fresh_dir("paced");
+  if (io_test::world_rank() != 0) return;
+  CartDecomp decomp(MPI_COMM_SELF, Int3{4, 1, 4}, Int3{0, 0, 0}, {true, true, true});
+  const LocalGrid grid = stratus::make_local_grid(decomp, Real3{0, 0, 0}, Real3{1, 1, 1}, 2);
+  const Field4D state = grid.allocate("state", 1);
+  const std::vector<stratus::GridVariable> vars = {{"a", "1", 0}};
+  stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", stratus::Provenance{});
+  writer.set_background(false);
+  const stratus::xdmf::Mesh mesh{grid.global_n, grid.lo, grid.dx};
+  std::vector<stratus::xdmf::Frame> frames;
+  const int n = 640;
+  double worst_lag = 0.0;
+  for (int k = 0; k < n; ++k) {
+    writer.write(state, vars, k, 0.5 * k);
+    char name[32];
+    std::snprintf(name, sizeof name, "snap_%06d", k);
+    frames.push_back({name, std::string(name) + ".h5", 0.5 * k, {"a"}});
+    REQUIRE(fs::exists(fs::path(dir) / (std::string(name) + ".xmf")));
+    const std::string text = io_test::read_text((fs::path(dir) / "snap.xmf").string());
+    REQUIRE(text.find("</Xdmf>") != std::string::npos);  // always a whole document
+    std::size_t listed = 0;
+    for (std::size_t at = text.find("<Time "); at != std::string::npos; at = text.find("<Time ", at + 1)) ++listed;
+    worst_lag = std::max(worst_lag, 1.0 - static_cast<double>(listed) / (k + 1));
+    if (text.size() < stratus::xdmf::SeriesPacing::kEveryFrameBytes) CHECK(listed == static_cast<std::size_t>(k + 1));
+  }
+  CHECK(worst_lag > 0.0);  // the pacing was reached
+  CHECK(worst_lag <= 1.0 / 8.0 + 0.01);
+  writer.flush_series();
+  CHECK(io_test::read_text((fs::path(dir) / "snap.xmf").string()) ==
+        stratus::xdmf::series_document("snap", mesh, frames));
 }
 
 TEST_CASE("two writers of one name in one process keep their own snapshot copies", "[io][mpi]") {

@@ -317,7 +317,11 @@ void check_file(const std::string& path, const std::string& xmf, int nframes, bo
   expect(count_of(text, "CollectionType=\"Temporal\"") == 1, "xmf: no temporal collection");
   expect(count_of(text, "TopologyType=\"Polyvertex\" NumberOfElements=\"1000\"") == nf, "xmf: Polyvertex grids");
   const std::string file = fs::path(path).filename().string();
-  expect(count_of(text, "Dimensions=\"" + std::to_string(nf) + " 1000 3\"") == 2 * nf, "xmf: dataset dims");
+  // Frame k reads the datasets as they were when it was written (k + 1 frames): its entry never changes.
+  for (int k = 0; k < nframes; ++k) {
+    expect(count_of(text, "Dimensions=\"" + std::to_string(k + 1) + " 1000 3\"") == 2,
+           "xmf: dataset dims of frame " + std::to_string(k));
+  }
   expect(count_of(text, ">" + file + ":/particles/all/position/value<") == nf, "xmf: position reference");
   expect(count_of(text, ">" + file + ":/particles/all/velocity/value<") == nf, "xmf: velocity reference");
   expect(count_of(text, ">" + file + ":/particles/all/species<") == nf, "xmf: species reference");
@@ -336,6 +340,47 @@ void check_file(const std::string& path, const std::string& xmf, int nframes, bo
 }  // namespace h5md_test
 
 using namespace h5md_test;
+
+TEST_CASE("The XDMF sidecar of a long trajectory is rewritten at a pace, and whole at a flush", "[io][h5md]") {
+  // Past xdmf::SeriesPacing::kEveryFrameBytes the sidecar is rewritten once the frames it lacks would add
+  // an eighth to it: it may lag by that much, never more, and it lists every frame after flush_xdmf().
+  // (Rank 0 alone, 8 atoms: the pacing depends on the sidecar's bytes, not on the ranks.)
+  const std::string dir = fresh_dir("paced");
+  if (world_rank() != 0) return;
+  stratus::H5mdSpec spec = make_spec(false);
+  spec.natoms = 8;
+  stratus::H5mdWriter writer(MPI_COMM_SELF, (fs::path(dir) / "long.h5md").string(), spec);
+  Atoms a;
+  for (long long i = 0; i < spec.natoms; ++i) {
+    a.id.push_back(i + 1);
+    a.type.push_back(1);
+    for (int d = 0; d < 3; ++d) {
+      a.x.push_back(kLo[d] + 0.25 * static_cast<double>(i + d));
+      a.v.push_back(0.0);
+      a.f.push_back(0.0);
+    }
+  }
+  const int frames = 420;
+  long rewrites = 0, last_listed = -1;
+  double worst_lag = 0.0;
+  for (int k = 0; k < frames; ++k) {
+    writer.write_frame(k, 0.5 * k, a.id, a.x, a.v, a.f, a.type);
+    const std::string text = read_text(writer.xdmf_path());
+    const long listed = static_cast<long>(count_of(text, "<Time Value=\""));
+    REQUIRE(text.find("</Xdmf>") != std::string::npos);  // always a whole document
+    if (listed != last_listed) ++rewrites;
+    last_listed = listed;
+    worst_lag = std::max(worst_lag, static_cast<double>(k + 1 - listed) / (k + 1));
+    if (text.size() < stratus::xdmf::SeriesPacing::kEveryFrameBytes) CHECK(listed == k + 1);
+  }
+  writer.flush_xdmf();
+  const std::string text = read_text(writer.xdmf_path());
+  CHECK(count_of(text, "<Time Value=\"") == static_cast<std::size_t>(frames));
+  CHECK(count_of(text, "<Grid Name=\"step_419\"") == 1);
+  CHECK(worst_lag > 0.0);  // it did lag: the pacing was reached
+  CHECK(worst_lag <= 1.0 / 8.0 + 0.01);
+  CHECK(rewrites < frames - 50);  // and it skipped rewrites
+}
 
 TEST_CASE("H5MD frames hold every atom at row id - 1 whatever the rank count", "[io][mpi][h5md]") {
   const bool physical = GENERATE(true, false);

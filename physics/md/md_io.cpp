@@ -104,6 +104,9 @@ AtomData MDSimulation::gather() const {
 }
 
 void MDSimulation::write_checkpoint(CheckpointWriter& w) {
+  // A run restarted from here continues its trajectory in a file of its own: this one's sidecar lists
+  // every frame it holds.
+  if (trajectory_) trajectory_->flush_xdmf();
   // Per atom by id: type, position, velocity, image flags, the position at the last neighbor build and
   // the (rank, row) it occupies, so that a restart on the same ranks rebuilds the same ghosts and lists
   // and continues bit for bit.
@@ -377,6 +380,7 @@ void MDSimulation::finish(const Clock& clock) {
   log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
             " steps; " + std::to_string(all_pairs) + " listed pairs (" + per_atom + " per atom, at most " +
             std::to_string(all_most) + ", " + (list_->params().half ? "half" : "full") + " list)");
+  if (trajectory_) trajectory_->flush_xdmf();  // every frame in its sidecar (xdmf::SeriesPacing)
   if (trajectory_)
     log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
               " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");

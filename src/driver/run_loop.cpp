@@ -314,11 +314,12 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
                                            fields->held ? FieldHold::until_finish : FieldHold::call);
     log::debug("wrote " + path);
   };
-  // Every snapshot in place: before a checkpoint (HDF5 calls are never concurrent), and at the end.
+  // Every snapshot in place and in the series file: before a checkpoint (HDF5 calls are never concurrent),
+  // and at the end.
   auto writer_finish = [&]() {
     if (!writer) return;
     ScopedPhase phase(Phase::snapshots);
-    writer->finish();
+    writer->flush_series();
   };
   std::unique_ptr<HistoryTable> history;
   auto record = [&](double dt) {

@@ -168,6 +168,43 @@ void GridSnapshotWriter::finish() {
   seconds_ += MPI_Wtime() - t0;
 }
 
+xdmf::Frame GridSnapshotWriter::xdmf_frame(const Frame& f) {
+  xdmf::Frame x{fs::path(f.h5_name).stem().string(), f.h5_name, f.time, {}};
+  for (const auto& v : f.vars) x.fields.push_back(v.name);
+  return x;
+}
+
+std::string GridSnapshotWriter::series_path() const { return (fs::path(dir_) / (prefix_ + ".xmf")).string(); }
+
+std::string GridSnapshotWriter::series_text(const Frame* frame, std::size_t at) const {
+  std::vector<std::string> entries;
+  entries.reserve(earlier_.size() + frames_.size() + 1);
+  for (const Frame& f : earlier_) entries.push_back(f.entry);
+  for (std::size_t i = 0; i < frames_.size(); ++i)
+    entries.push_back(frame && i == at ? frame->entry : frames_[i].entry);
+  if (frame && at >= frames_.size()) entries.push_back(frame->entry);
+  return xdmf::series_document(prefix_, entries);
+}
+
+void GridSnapshotWriter::flush_series() {
+  finish();
+  const double t0 = MPI_Wtime();
+  bool ok = true;
+  std::string msg;
+  if (decomp_.rank() == 0 && series_pacing_.pending()) {
+    try {
+      const std::string text = series_text(nullptr, 0);
+      xdmf::write_text_atomically(series_path(), text);
+      series_pacing_.written(text.size());
+    } catch (const std::exception& e) {
+      ok = false;
+      msg = e.what();
+    }
+  }
+  seconds_ += MPI_Wtime() - t0;
+  agree_or_throw(comm_, ok, msg);
+}
+
 void GridSnapshotWriter::resume_before(long step) {
   finish();
   earlier_.clear();
@@ -292,17 +329,12 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
   // Only a compressed file can come out shorter than its data.
   if (root && deflate > 0) trim_reserved(tmp_path, file_bytes);
 
-  // A rewrite of the same step replaces its frame rather than listing it twice.
-  std::vector<Frame> frames = frames_;
+  // A rewrite of the same step replaces its frame rather than listing it twice. frames_ changes only once
+  // the write has succeeded.
   Frame frame{h5_name, step, time, vars, {}};
-  bool replaced = false;
-  for (auto& f : frames) {
-    if (f.h5_name == h5_name) {
-      f = frame;
-      replaced = true;
-    }
-  }
-  if (!replaced) frames.push_back(frame);
+  std::size_t at = frames_.size();
+  for (std::size_t i = 0; i < frames_.size(); ++i)
+    if (frames_[i].h5_name == h5_name) at = i;
 
   bool ok = true;
   std::string msg;
@@ -312,32 +344,23 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
       fs::rename(tmp_path, h5_path, ec);
       if (ec) throw Error("cannot rename '" + tmp_path + "' to '" + h5_path + "': " + ec.message());
       const xdmf::Mesh mesh{grid_.global_n, grid_.lo, grid_.dx};
-      const auto to_xdmf = [](const Frame& f) {
-        xdmf::Frame x{fs::path(f.h5_name).stem().string(), f.h5_name, f.time, {}};
-        for (const auto& v : f.vars) x.fields.push_back(v.name);
-        return x;
-      };
-      // Each frame's entry in the series is formatted once and kept (the series is rewritten at every
-      // snapshot). The snapshots from before a restart are listed with this write's variables: the same
-      // physics and deck wrote them.
-      std::vector<std::string> series;
-      series.reserve(earlier_.size() + frames.size());
+      // Each frame's entry in the series is formatted once and kept; the series is rewritten as
+      // xdmf::SeriesPacing says (and by flush_series()). The snapshots from before a restart are listed
+      // with this write's variables: the same physics and deck wrote them.
       for (Frame& f : earlier_) {
         if (f.entry.empty() || !same_names(f.vars, vars)) {
           f.vars = vars;
-          f.entry = xdmf::series_entry(mesh, to_xdmf(f));
+          f.entry = xdmf::series_entry(mesh, xdmf_frame(f));
         }
-        series.push_back(f.entry);
       }
-      for (Frame& f : frames) {
-        if (f.entry.empty()) f.entry = xdmf::series_entry(mesh, to_xdmf(f));
-        series.push_back(f.entry);
-      }
+      frame.entry = xdmf::series_entry(mesh, xdmf_frame(frame));
       // The frame's file first: the series never lists a frame whose own file is missing. Not synced: the
       // .h5 they point to is not either (see the file comment).
-      write_files_atomically({{(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, to_xdmf(frame))},
-                              {(fs::path(dir_) / (prefix_ + ".xmf")).string(), xdmf::series_document(prefix_, series)}},
-                             Durability::renamed);
+      std::vector<std::pair<std::string, std::string>> files{
+          {(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, xdmf_frame(frame))}};
+      if (series_pacing_.add(frame.entry.size())) files.emplace_back(series_path(), series_text(&frame, at));
+      write_files_atomically(files, Durability::renamed);
+      if (files.size() == 2) series_pacing_.written(files[1].second.size());
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();
@@ -346,7 +369,10 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
     }
   }
   agree_or_throw(comm, ok, msg);
-  frames_ = std::move(frames);
+  if (at < frames_.size())
+    frames_[at] = std::move(frame);
+  else
+    frames_.push_back(std::move(frame));
 }
 
 namespace {

@@ -29,6 +29,7 @@
 #include "domain/local_grid.hpp"
 #include "io/background_jobs.hpp"
 #include "io/plane_route.hpp"
+#include "io/xdmf.hpp"
 
 namespace stratus {
 
@@ -73,6 +74,9 @@ class GridSnapshotWriter {
                     FieldHold hold = FieldHold::call);
   /// Collective. Returns when every snapshot handed to write() is in place; throws if one failed.
   void finish();
+  /// Collective. finish(), then the series file `PREFIX.xmf` rewritten if a snapshot is not in it yet
+  /// (it is rewritten as xdmf::SeriesPacing says; the run loop flushes before checkpoints and at the end).
+  void flush_series();
   /// Whether snapshots are written by a background thread. `set_background(false)` writes them in write()
   /// itself; `true` only takes effect where MPI provides MPI_THREAD_MULTIPLE. Collective.
   void set_background(bool on);
@@ -98,6 +102,12 @@ class GridSnapshotWriter {
   // own: per variable, this rank's owned cells (packed, or in the held field).
   void store(const std::vector<StridedCells>& own, const std::vector<GridVariable>& vars, long step, double time,
              int deflate);
+  std::string series_path() const;
+  struct Frame;
+  static xdmf::Frame xdmf_frame(const Frame& f);
+  // Rank 0: the series document of earlier_ and frames_ (entries formatted), with `frame` in place of
+  // frames_[at] (appended where at is frames_.size()) unless it is null.
+  std::string series_text(const Frame* frame, std::size_t at) const;
 
   const CartDecomp& decomp_;
   MPI_Comm comm_ = MPI_COMM_NULL;  // a duplicate of decomp_.comm(), for the writer's own collectives
@@ -114,6 +124,7 @@ class GridSnapshotWriter {
   };
   std::vector<Frame> frames_;
   std::vector<Frame> earlier_;  // rank 0: snapshots of the run before a restart (vars taken from new frames)
+  xdmf::SeriesPacing series_pacing_;  // rank 0: when the series file is rewritten
   double bytes_ = 0.0, seconds_ = 0.0;
   int deflate_ = 0;
   std::unique_ptr<SnapshotImage> image_;  // rank 0: the last file's bytes but its cells (io/snapshot_image.hpp)

@@ -405,10 +405,10 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     throw Error(where.str() + e.what());
   }
 
-  frames_.push_back(Frame{step, time});
+  frames_.push_back(Frame{step, time, xdmf_entry(frame, step, time)});
   bytes_ += atom_bytes * static_cast<double>(natoms) + 16.0 + 72.0;
   try {
-    write_xdmf();
+    if (pacing_.add(frames_.back().entry.size())) write_xdmf();
   } catch (...) {
     seconds_ += MPI_Wtime() - t0;
     throw;
@@ -416,47 +416,62 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   seconds_ += MPI_Wtime() - t0;
 }
 
-void H5mdWriter::write_xdmf() const {
+std::string H5mdWriter::xdmf_entry(long k, long step, double time) const {
+  const std::string h5 = xdmf::xml_escape(fs::path(path_).filename().string());
+  const std::string g = "/particles/" + xdmf::xml_escape(spec_.particle_group) + "/";
+  const long long n = spec_.natoms;
+  const std::string pad = "          ";
+  std::ostringstream os;
+  os << "      <Grid Name=\"step_" << step << "\" GridType=\"Uniform\">\n"
+     << "        <Time Value=\"" << xdmf::format_real(time) << "\"/>\n"
+     << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"/>\n"
+     << "        <Geometry GeometryType=\"XYZ\">\n"
+     << frame_slab(h5 + ":" + g + "position/value", k, k + 1, n, pad) << "        </Geometry>\n"
+     << "        <Attribute Name=\"species\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+     << pad << "<DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":"
+     << g << "species</DataItem>\n"
+     << "        </Attribute>\n"
+     << "        <Attribute Name=\"id\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+     << pad << "<DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">" << h5 << ":"
+     << g << "id</DataItem>\n"
+     << "        </Attribute>\n";
+  if (spec_.velocities) {
+    os << "        <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
+       << frame_slab(h5 + ":" + g + "velocity/value", k, k + 1, n, pad) << "        </Attribute>\n";
+  }
+  os << "      </Grid>\n";
+  return os.str();
+}
+
+void H5mdWriter::write_xdmf() {
+  // Every rank has the entries, so every rank's pacing makes the same decisions from the same sizes.
+  const std::string head =
+      "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
+      "    <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  const std::string tail = "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  std::size_t size = head.size() + tail.size();
+  for (const Frame& f : frames_) size += f.entry.size();
   bool ok = true;
   std::string msg;
   if (rank_ == 0) {
-    const std::string h5 = xdmf::xml_escape(fs::path(path_).filename().string());
-    const std::string g = "/particles/" + xdmf::xml_escape(spec_.particle_group) + "/";
-    const long nf = frames();
-    const long long n = spec_.natoms;
-    std::ostringstream os;
-    os << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
-       << "    <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-    for (long k = 0; k < nf; ++k) {
-      const std::string pad = "          ";
-      os << "      <Grid Name=\"step_" << frames_[k].step << "\" GridType=\"Uniform\">\n"
-         << "        <Time Value=\"" << xdmf::format_real(frames_[k].time) << "\"/>\n"
-         << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"/>\n"
-         << "        <Geometry GeometryType=\"XYZ\">\n"
-         << frame_slab(h5 + ":" + g + "position/value", k, nf, n, pad) << "        </Geometry>\n"
-         << "        <Attribute Name=\"species\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-         << pad << "<DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5
-         << ":" << g << "species</DataItem>\n"
-         << "        </Attribute>\n"
-         << "        <Attribute Name=\"id\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-         << pad << "<DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">" << h5
-         << ":" << g << "id</DataItem>\n"
-         << "        </Attribute>\n";
-      if (spec_.velocities) {
-        os << "        <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
-           << frame_slab(h5 + ":" + g + "velocity/value", k, nf, n, pad) << "        </Attribute>\n";
-      }
-      os << "      </Grid>\n";
-    }
-    os << "    </Grid>\n  </Domain>\n</Xdmf>\n";
+    std::string doc;
+    doc.reserve(size);
+    doc += head;
+    for (const Frame& f : frames_) doc += f.entry;
+    doc += tail;
     try {
-      xdmf::write_text_atomically(xdmf_path_, os.str());
+      xdmf::write_text_atomically(xdmf_path_, doc);
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();
     }
   }
   agree_or_throw(comm_, ok, msg);
+  pacing_.written(size);
+}
+
+void H5mdWriter::flush_xdmf() {
+  if (pacing_.pending()) write_xdmf();
 }
 
 }  // namespace stratus

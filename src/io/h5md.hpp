@@ -41,6 +41,7 @@
 
 #include "core/types.hpp"
 #include "io/row_exchange.hpp"
+#include "io/xdmf.hpp"
 
 namespace stratus {
 
@@ -78,9 +79,13 @@ class H5mdWriter {
                    const std::vector<double>& charge = {}, const std::vector<int>& image = {});
 
   /// Rank 0 writes `<path without its extension>.xmf`: a temporal collection with one Polyvertex grid per
-  /// frame written so far (geometry: the hyperslab [frame, 0:N, 0:3] of position/value; attributes:
-  /// species, id and velocity). Called by write_frame; collective, and throws on every rank on failure.
-  void write_xdmf() const;
+  /// frame written so far (geometry: the hyperslab [frame, 0:N, 0:3] of position/value, from the dataset
+  /// as it was when the frame was written, so that an entry never changes; attributes: species, id and
+  /// velocity). write_frame calls it as xdmf::SeriesPacing says; collective, and throws on every rank on
+  /// failure.
+  void write_xdmf();
+  /// Collective. write_xdmf() if a frame is not in the sidecar yet (at a checkpoint and at the end).
+  void flush_xdmf();
 
   long frames() const { return static_cast<long>(frames_.size()); }
   const std::string& path() const { return path_; }
@@ -93,12 +98,16 @@ class H5mdWriter {
   struct Frame {
     long step;
     double time;
+    std::string entry;  // its grid in the XDMF sidecar
   };
+  /// Frame k's grid in the XDMF sidecar.
+  std::string xdmf_entry(long k, long step, double time) const;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::string path_, xdmf_path_;
   H5mdSpec spec_;
   std::vector<Frame> frames_;
+  xdmf::SeriesPacing pacing_;
   double seconds_ = 0.0, bytes_ = 0.0;
   // A frame's buffers, kept for the next one (see scratch() in io/row_exchange.hpp).
   RowRouter rows_;
