@@ -52,16 +52,39 @@ std::vector<typename V::non_const_value_type> host_rows(const V& a, int n) {
   return out;
 }
 
+/// The first n atoms of a Particles on the host (one copy per array), what a data file holds of each.
+struct HostAtoms {
+  std::vector<long long> id;
+  std::vector<int> type, image;
+  std::vector<double> x, v, q;
+  HostAtoms(const Particles& a, int n)
+      : id(host_rows(a.id, n)),
+        type(host_rows(a.type, n)),
+        image(host_rows(a.image, n)),
+        x(host_rows(a.x, n)),
+        v(host_rows(a.v, n)),
+        q(host_rows(a.q, n)) {}
+};
+
 }  // namespace
+
+AtomData MDSimulation::no_atoms() const {
+  AtomData a;
+  a.lo = lo_;
+  a.hi = hi_;
+  a.ntypes = spec_.ntypes;
+  a.mass = mass_host_;
+  a.has_velocities = true;
+  a.has_charges = has_charges_;
+  return a;
+}
 
 AtomData MDSimulation::gather() const {
   const int n = atoms_.n_local;
-  const auto id = host_rows(atoms_.id, n);
-  const auto type = host_rows(atoms_.type, n);
-  const auto x = host_rows(atoms_.x, n);
-  const auto v = host_rows(atoms_.v, n);
-  const auto image = host_rows(atoms_.image, n);
-  const auto q = host_rows(atoms_.q, n);
+  const HostAtoms h(atoms_, n);
+  const std::vector<long long>& id = h.id;
+  const std::vector<int>&type = h.type, &image = h.image;
+  const std::vector<double>&x = h.x, &v = h.v, &q = h.q;
   // One record of kRec doubles per atom: id, type, x, v, image, q (all exact in a double).
   constexpr std::size_t kRec = 12;
   std::vector<double> send(static_cast<std::size_t>(n) * kRec);
@@ -80,13 +103,7 @@ AtomData MDSimulation::gather() const {
   int rank = 0;
   MPI_Comm_rank(c, &rank);
   const std::vector<double> recv = gather_records(send, static_cast<int>(kRec), c);  // counts in records
-  AtomData all;
-  all.lo = lo_;
-  all.hi = hi_;
-  all.ntypes = spec_.ntypes;
-  all.mass = mass_host_;
-  all.has_velocities = true;
-  all.has_charges = has_charges_;
+  AtomData all = no_atoms();
   if (rank != 0) return all;
   const std::size_t total = recv.size() / kRec;
   std::vector<std::size_t> order(total);
@@ -281,12 +298,10 @@ void MDSimulation::write_data_to(const std::string& path) {
   // are those of write_lammps_data with the atoms in id order (tested).
   const MPI_Comm comm = pc_->comm();
   const int rank = pc_->rank(), n = atoms_.n_local;
-  const auto id = host_rows(atoms_.id, n);
-  const auto type = host_rows(atoms_.type, n);
-  const auto x = host_rows(atoms_.x, n);
-  const auto v = host_rows(atoms_.v, n);
-  const auto image = host_rows(atoms_.image, n);
-  const auto q = host_rows(atoms_.q, n);
+  const HostAtoms h(atoms_, n);
+  const std::vector<long long>& id = h.id;
+  const std::vector<int>&type = h.type, &image = h.image;
+  const std::vector<double>&x = h.x, &v = h.v, &q = h.q;
   struct Record {
     double x[3], v[3], q;
     int type, image[3];
@@ -316,13 +331,7 @@ void MDSimulation::write_data_to(const std::string& path) {
     data_text::atom_line(atoms_text, atom, r.type, has_charges_ ? &r.q : nullptr, r.x, r.image);
     data_text::velocity_line(vel_text, atom, r.v);
   }
-  AtomData meta;
-  meta.lo = lo_;
-  meta.hi = hi_;
-  meta.ntypes = spec_.ntypes;
-  meta.mass = mass_host_;
-  meta.has_charges = has_charges_;
-  const std::string head = rank == 0 ? data_text::head(meta, static_cast<std::size_t>(natoms_)) : std::string();
+  const std::string head = rank == 0 ? data_text::head(no_atoms(), static_cast<std::size_t>(natoms_)) : std::string();
 
   // Where each part goes: the head, every rank's Atoms lines in rank order, the Velocities heading, every
   // rank's Velocities lines.

@@ -150,6 +150,8 @@ class MDSimulation : public Simulation {
   std::unique_ptr<AtomData> preflight_atoms_;  // rank 0: the system built by preflight(), until initialize()
   /// Replaces the owned atoms (no ghosts) by rows, on the device.
   void set_owned_atoms(const std::vector<AtomRow>& rows);
+  /// The system's box, types, masses and flags in an AtomData without atoms (md_io.cpp).
+  AtomData no_atoms() const;
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
   void write_data_file();
   void rebuild();
