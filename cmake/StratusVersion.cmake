@@ -1,20 +1,16 @@
-# Records the project version and the git commit at configure time in a generated header.
-find_package(Git QUIET)
-set(STRATUS_GIT_HASH "unknown")
-if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
-  execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse --short=12 HEAD
-                  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE _h
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
-  if(_rc EQUAL 0 AND _h)
-    set(STRATUS_GIT_HASH "${_h}")
-    execute_process(COMMAND "${GIT_EXECUTABLE}" status --porcelain --untracked-files=no
-                    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE _dirty ERROR_QUIET)
-    if(_dirty)
-      string(APPEND STRATUS_GIT_HASH "-dirty")
-    endif()
-  endif()
-endif()
+# The project version in a header generated at configure time, and the git commit in a source file
+# regenerated at every build (cmake/StratusGitHash.cmake: the stratus_git_hash target, which stratus_core
+# depends on).
 configure_file("${CMAKE_SOURCE_DIR}/src/core/version.hpp.in" "${CMAKE_BINARY_DIR}/generated/stratus/version.hpp" @ONLY)
+set(STRATUS_GIT_HASH_SOURCE "${CMAKE_BINARY_DIR}/generated/stratus/git_hash.cpp")
+# Once now, so that the file exists when the targets are generated; then at every build.
+execute_process(COMMAND "${CMAKE_COMMAND}" -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUT=${STRATUS_GIT_HASH_SOURCE}
+                        -P "${CMAKE_SOURCE_DIR}/cmake/StratusGitHash.cmake")
+add_custom_target(stratus_git_hash ALL
+  COMMAND "${CMAKE_COMMAND}" -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUT=${STRATUS_GIT_HASH_SOURCE}
+          -P "${CMAKE_SOURCE_DIR}/cmake/StratusGitHash.cmake"
+  BYPRODUCTS "${STRATUS_GIT_HASH_SOURCE}"
+  COMMENT "" VERBATIM)
 
 # The built-in default deck is compiled into the executable.
 file(READ "${CMAKE_SOURCE_DIR}/inputs/default.ini" STRATUS_DEFAULT_DECK)
