@@ -5,7 +5,8 @@
 // hyperslab, so the file does not depend on the rank count; attributes carry time, step, units and
 // provenance (deck text, version, git hash, ranks, decomposition). Beside it, <prefix>_<step>.xmf
 // (a 3DCoRectMesh with cell-centred attributes) and the time series <dir>/<prefix>.xmf, which ParaView
-// and VisIt open directly. XDMF files are rewritten atomically (temporary name, then rename). Nothing is
+// and VisIt open directly (rewritten as xdmf::SeriesPacing says, and whole by flush_series()). XDMF
+// files are rewritten atomically (temporary name, then rename). Nothing is
 // fsynced: a kill never leaves a partial file under a final name, a power loss may lose recent snapshots
 // (docs/output.md, "Durability").
 // By default write() returns once the cells are packed and on the host: a background thread writes the

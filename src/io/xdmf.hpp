@@ -33,7 +33,7 @@ std::string frame_document(const Mesh& mesh, const Frame& frame);
 /// A complete document holding a temporal collection named `name` of every frame, in the given order.
 std::string series_document(const std::string& name, const Mesh& mesh, const std::vector<Frame>& frames);
 /// The element of one frame inside a series document, and the document made of such entries (the same
-/// text as the overload above): a writer that rewrites the series at every frame keeps the entries of
+/// text as the overload above): a writer that rewrites the series as frames come keeps the entries of
 /// the earlier frames rather than formatting every number of every frame again.
 std::string series_entry(const Mesh& mesh, const Frame& frame);
 std::string series_document(const std::string& name, const std::vector<std::string>& entries);
