@@ -99,32 +99,30 @@ std::string try_reserve_appended(const std::string& path, double bytes) {
   return rc == 0 ? std::string() : try_reserve(path, bytes);
 }
 
+/// Collective: rank 0's check (unless STRATUS_IO_RESERVE=0), its outcome on every rank.
+template <class Check>
+void check_on_rank0(MPI_Comm comm, Check check) {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::string msg;
+  if (rank == 0 && !check_disabled()) msg = check();
+  agree_or_throw(comm, msg.empty(), msg);
+}
+
 }  // namespace
 
 double with_metadata(double raw_bytes) { return raw_bytes * 1.01 + 16.0 * 1024.0; }
 
 void reserve_space(MPI_Comm comm, const std::string& path, double bytes) {
-  int rank = 0;
-  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  std::string msg;
-  if (rank == 0 && !check_disabled()) msg = try_reserve(path, bytes);
-  agree_or_throw(comm, msg.empty(), msg);
+  check_on_rank0(comm, [&] { return try_reserve(path, bytes); });
 }
 
 void reserve_in_file(MPI_Comm comm, const std::string& path, double data_bytes) {
-  int rank = 0;
-  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  std::string msg;
-  if (rank == 0 && !check_disabled()) msg = try_reserve_in_file(path, data_bytes, with_metadata(data_bytes));
-  agree_or_throw(comm, msg.empty(), msg);
+  check_on_rank0(comm, [&] { return try_reserve_in_file(path, data_bytes, with_metadata(data_bytes)); });
 }
 
 void reserve_appended(MPI_Comm comm, const std::string& path, double bytes) {
-  int rank = 0;
-  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  std::string msg;
-  if (rank == 0 && !check_disabled()) msg = try_reserve_appended(path, bytes);
-  agree_or_throw(comm, msg.empty(), msg);
+  check_on_rank0(comm, [&] { return try_reserve_appended(path, bytes); });
 }
 
 void trim_reserved(const std::string& path, double data_bytes) {
