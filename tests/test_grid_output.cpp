@@ -564,7 +564,9 @@ TEST_CASE("the series file of many snapshots is rewritten at a pace, and whole a
     if (text.size() < stratus::xdmf::SeriesPacing::kEveryFrameBytes) CHECK(listed == static_cast<std::size_t>(k + 1));
   }
   CHECK(worst_lag > 0.0);  // the pacing was reached
-  CHECK(worst_lag <= 1.0 / 8.0 + 0.01);
+  // Unlisted bytes stay under an eighth of the listed ones (under 1/9 of all); entries differ in length by
+  // a digit or two at most, so the frames follow the bytes.
+  CHECK(worst_lag <= 1.0 / 8.0);
   writer.flush_series();
   CHECK(io_test::read_text((fs::path(dir) / "snap.xmf").string()) ==
         stratus::xdmf::series_document("snap", mesh, frames));

@@ -378,7 +378,9 @@ TEST_CASE("The XDMF sidecar of a long trajectory is rewritten at a pace, and who
   CHECK(count_of(text, "<Time Value=\"") == static_cast<std::size_t>(frames));
   CHECK(count_of(text, "<Grid Name=\"step_419\"") == 1);
   CHECK(worst_lag > 0.0);  // it did lag: the pacing was reached
-  CHECK(worst_lag <= 1.0 / 8.0 + 0.01);
+  // Unlisted bytes stay under an eighth of the listed ones (under 1/9 of all); entries differ in length by
+  // a digit or two at most, so the frames follow the bytes.
+  CHECK(worst_lag <= 1.0 / 8.0);
   CHECK(rewrites < frames - 50);  // and it skipped rewrites
 }
 
