@@ -197,21 +197,25 @@ run_h5md_stratus() {  # NAME KIND R RUN CELLS STEPS EVERY: the H5MD trajectory w
     { fail_case "$name" "$log" "stratus failed on $r rank(s)"; return; }
   # "output: X MB of snapshots in Y s (...) to DIR; the first F s, the others M MB in S s (...)": Y is all
   # the time the step loop spent on the trajectory, the file's creation and its LAMMPS data file (the
-  # topology, written with the first frame) included; M and S the frames after the first
-  line=$(pick "$log" '/^output: .* MB of snapshots in/ { m = "-"; s = "-"
+  # topology, written with the first frame) included; M and S the frames after the first; with a
+  # background writer ("; written by a background thread in W s"), W its own time
+  line=$(pick "$log" '/^output: .* MB of snapshots in/ { m = "-"; s = "-"; w = "-"
     if (match($0, /the others [0-9.e+-]+ MB in [0-9.e+-]+ s/)) { split(substr($0, RSTART, RLENGTH), a, " "); m = a[3]; s = a[6] }
-    print $2, $7, m, s }')
+    if (match($0, /background thread in [0-9.e+-]+ s/)) { split(substr($0, RSTART, RLENGTH), a, " "); w = a[4] }
+    print $2, $7, m, s, w }')
   frames=$(pick "$log" '/^trajectory: .*frames/ { if (match($0, /[0-9]+ frames/)) print substr($0, RSTART, RLENGTH - 7) }')
   if [ -z "$line" ] || [ -z "$frames" ]; then
     rm -rf "$dir"
     fail_case "$name" "$log" "no 'output: ... MB of snapshots' or 'trajectory:' line"
     return
   fi
-  read -r mb secs rest_mb rest_secs <<< "$line"
+  read -r mb secs rest_mb rest_secs writer <<< "$line"
   h5_mb=$mb h5_files=$frames h5_append=1
   local rest=()
   [[ $rest_mb == - ]] || rest=("rest_mb=$rest_mb" "rest_seconds=$rest_secs"
     "rest_mbs=$(awk -v m="$rest_mb" -v s="$rest_secs" 'BEGIN { printf "%.6g", m / s }')")
+  [[ $writer == - ]] || rest+=("writer_seconds=$writer"
+    "writer_mbs=$(awk -v m="$mb" -v s="$writer" 'BEGIN { printf "%.6g", m / s }')")
   rec "$name" "$kind" "$r" stratus "$k" "$(awk -v m="$mb" -v s="$secs" 'BEGIN { printf "%.6g", m / s }')" MB/s \
     "mb=$mb" "seconds=$secs" "frames=$frames" "${rest[@]+"${rest[@]}"}"
 }

@@ -103,7 +103,13 @@ for name, kind in want.items():
             check(s.get("files") == 3 and within(s.get("mb"), 0, 1e6), "%s/%s: files or MB" % (name, r))
         if kind == "h5md":  # 2048 atoms, frames at steps 0, 2 and 4: 60 bytes per atom and frame, and ids and species
             check(within(s.get("plain_write", {}).get("throughput"), 0, 1e9), "%s/%s: plain write" % (name, r))
-            check(within(s.get("fraction_of_plain_write"), 0, 10), "%s/%s: fraction %r" % (name, r, s.get("fraction_of_plain_write")))
+            # with a background writer (a core to spare) the loop only copies the rows: its fraction has no
+            # small bound, the writer's own has
+            background = "writer_mbs" in s
+            check(within(s.get("fraction_of_plain_write"), 0, 1e4 if background else 10),
+                  "%s/%s: fraction %r" % (name, r, s.get("fraction_of_plain_write")))
+            check(not background or within(s.get("writer_fraction_of_plain_write"), 0, 10),
+                  "%s/%s: writer fraction %r" % (name, r, s.get("writer_fraction_of_plain_write")))
             check(s.get("frames") == 3 and within(s.get("mb"), 3 * 60 * 2048 / 1e6, 4 * 60 * 2048 / 1e6),
                   "%s/%s: frames %r or MB %r" % (name, r, s.get("frames"), s.get("mb")))
             # the two frames after the first: 60 bytes per atom each and 88 of step, time and box (printed

@@ -8,19 +8,14 @@
 //    on the decomposition;
 //  - Langevin holds its target temperature within the statistical error; the Nose-Hoover chain conserves
 //    its extended energy and holds the temperature (thousands of steps: tag [long], run at 1 and 2 ranks);
-//  - LAMMPS data files written by the engine read back identically; H5MD trajectory frames hold every
-//    atom by id; bad input fails with clear messages.
-#include <hdf5.h>
+//  - bad input fails with clear messages (the engine's files: test_md_output.cpp).
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -30,30 +25,14 @@
 #include "domain/grid_options.hpp"
 #include "driver/bench.hpp"
 #include "md/md_simulation.hpp"
+#include "md_test_support.hpp"
 #include "mpi_world.hpp"
 
 using namespace stratus;
 using namespace stratus::md;
+using namespace stratus::test;
 
 namespace {
-
-// One step at the clock, then the clock ticks (as the run loop does).
-void step(MDSimulation& sim, Clock& clock, double dt) {
-  sim.advance(clock, dt);
-  clock.tick(dt);
-}
-
-const std::string kData = STRATUS_TEST_DATA "/md/";
-
-using stratus::test::world_rank;
-using stratus::test::world_size;
-
-MDParams params_from(const std::string& text) {
-  OptionRegistry reg;
-  declare_md_options(reg);
-  const Deck deck = Deck::parse(reg, "[md]\n" + text, "<test>");
-  return MDParams::from_deck(deck);
-}
 
 struct RefRow {
   long step;
@@ -125,16 +104,16 @@ TEST_CASE("100 NVE steps reproduce LAMMPS' thermo to 1e-10", "[md][lammps]") {
       SECTION(std::string(c.name) + " " + list + " list") {
         const std::string kind = std::string(list) == "full" ? "full" : "half";
         const std::string newton = std::string(list) == "half-newton-off" ? "false" : "true";
-        const MDParams p = params_from(std::string(c.deck) + "data_file = " + kData + c.name +
-                                       ".data\nneighbor = " + kind + "\nnewton = " + newton + "\n");
+        const MDParams p = md_params(std::string(c.deck) + "data_file = " + kMdData + c.name +
+                                     ".data\nneighbor = " + kind + "\nnewton = " + newton + "\n");
         MDSimulation sim(p, MPI_COMM_WORLD);
         sim.initialize();
         Clock clock;
-        const auto ref = read_reference(kData + c.name + ".thermo.csv");
+        const auto ref = read_reference(kMdData + c.name + ".thermo.csv");
         REQUIRE(ref.size() == 11);
         double worst = 0.0;
         for (const auto& r : ref) {
-          while (clock.step < r.step) step(sim, clock, p.dt);
+          while (clock.step < r.step) md_step(sim, clock, p.dt);
           const Thermo t = sim.thermo();
           INFO(c.name << " step " << r.step);
           // The pressure passes near zero in the mixture: compare it against its kinetic part too.
@@ -157,16 +136,14 @@ TEST_CASE("100 NVE steps reproduce LAMMPS' thermo to 1e-10", "[md][lammps]") {
 TEST_CASE("Benchmark steps skip the energy, as a run's steps between reports do", "[md]") {
   // stratus bench times steps "without output or diagnostics": an energy pass on every step made the
   // MD figures of `stratus bench` (and the GPU check's) slower than a run's steps.
-  MDSimulation sim(params_from("cells = 6 6 6\n"), MPI_COMM_WORLD);  // wide enough for 2 ranks per direction
+  MDSimulation sim(md_params("cells = 6 6 6\n"), MPI_COMM_WORLD);  // wide enough for 2 ranks per direction
   const StepResult r = time_steps(sim, 1, 3, MPI_COMM_WORLD);
   CHECK(r.steps == 3);
   CHECK_FALSE(sim.energies_current());
 }
 
 TEST_CASE("Forces equal -dE/dx through ghosts and periodic images", "[md]") {
-  const MDParams p = params_from("data_file = " + kData +
-                                 "lj_mixture.data\nshift = true\nepsilon = 1.0 0.5\n"
-                                 "sigma = 1.0 0.88\npair_coeff = 1 2 1.5 0.8 2.0\n");
+  const MDParams p = md_params(mixture_deck());
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
   const double h = 1e-5;
@@ -206,16 +183,16 @@ TEST_CASE("Forces equal -dE/dx through ghosts and periodic images", "[md]") {
 }
 
 TEST_CASE("NVE forward then backward returns to the start", "[md]") {
-  const MDParams p = params_from("data_file = " + kData + "lj_liquid.data\n");
+  const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
   Clock clock;
   const auto start = unwrapped(sim);
   const Thermo t0 = sim.thermo();
-  for (int s = 0; s < 150; ++s) step(sim, clock, p.dt);
+  for (int s = 0; s < 150; ++s) md_step(sim, clock, p.dt);
   const auto mid = unwrapped(sim);
   sim.reverse_velocities();
-  for (int s = 0; s < 150; ++s) step(sim, clock, p.dt);
+  for (int s = 0; s < 150; ++s) md_step(sim, clock, p.dt);
   const auto end = unwrapped(sim);
   const Thermo t1 = sim.thermo();
   double moved = 0.0, err = 0.0;
@@ -235,16 +212,16 @@ TEST_CASE("NVE forward then backward returns to the start", "[md]") {
 TEST_CASE("The run on all ranks equals the run on one rank", "[md]") {
   for (const char* ens : {"nve", "langevin"}) {
     SECTION(ens) {
-      const MDParams p = params_from(std::string("lattice = fcc\ncells = 6 6 6\ntemperature = 1.5\nensemble = ") + ens +
-                                     "\nt_target = 1.2\nt_damp = 0.2\nntypes = 2\ntype_fractions = 0.7 0.3\n"
-                                     "mass = 1.0 1.5\n");
+      const MDParams p = md_params(std::string("lattice = fcc\ncells = 6 6 6\ntemperature = 1.5\nensemble = ") + ens +
+                                   "\nt_target = 1.2\nt_damp = 0.2\nntypes = 2\ntype_fractions = 0.7 0.3\n"
+                                   "mass = 1.0 1.5\n");
       MDSimulation all(p, MPI_COMM_WORLD), alone(p, MPI_COMM_SELF);
       all.initialize();
       alone.initialize();
       Clock clock_all, clock_alone;
       for (int s = 0; s < 150; ++s) {
-        step(all, clock_all, p.dt);
-        step(alone, clock_alone, p.dt);
+        md_step(all, clock_all, p.dt);
+        md_step(alone, clock_alone, p.dt);
       }
       const Thermo a = all.thermo(), b = alone.thermo();
       CHECK(rel(a.temp, b.temp) < 1e-10);
@@ -265,7 +242,7 @@ TEST_CASE("The run on all ranks equals the run on one rank", "[md]") {
 // Set-up: rank 0 builds the system and broadcasts it in chunks of 65,536 atoms; each rank keeps its own.
 // 70,304 atoms take two chunks; every atom must arrive once, where the lattice put it.
 TEST_CASE("Rank 0 alone builds the system; every atom reaches its owner once", "[md]") {
-  const MDParams p = params_from("lattice = fcc\ncells = 26 26 26\ntemperature = 1.5\n");
+  const MDParams p = md_params("lattice = fcc\ncells = 26 26 26\ntemperature = 1.5\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.preflight();
   CHECK(sim.holds_system() == (world_rank() == 0));
@@ -292,19 +269,19 @@ TEST_CASE("Rank 0 alone builds the system; every atom reaches its owner once", "
 
 TEST_CASE("Langevin holds the target temperature", "[md][thermostat][.long]") {
   const double target = 1.5;
-  const MDParams p = params_from(
+  const MDParams p = md_params(
       "lattice = fcc\ncells = 5 5 5\ntemperature = 0.5\nensemble = langevin\n"
       "t_target = 1.5\nt_damp = 0.5\nshift = true\n");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
   Clock clock;
-  for (int s = 0; s < 1000; ++s) step(sim, clock, p.dt);  // relax
+  for (int s = 0; s < 1000; ++s) md_step(sim, clock, p.dt);  // relax
   // Block averages of T over 20 blocks of 100 steps (each longer than the thermostat time 0.5 = 100 steps).
   std::vector<double> blocks;
   for (int b = 0; b < 20; ++b) {
     double sum = 0.0;
     for (int s = 0; s < 100; ++s) {
-      step(sim, clock, p.dt);
+      md_step(sim, clock, p.dt);
       sum += sim.thermo().temp;
     }
     blocks.push_back(sum / 100.0);
@@ -330,7 +307,7 @@ TEST_CASE("Nose-Hoover chain conserves its extended energy and holds T", "[md][t
   double range[2] = {0.0, 0.0}, mean_t = 0.0;
   for (int k = 0; k < 2; ++k) {
     const double dt = 0.005 / (1 << k);
-    MDParams p = params_from(
+    MDParams p = md_params(
         "lattice = fcc\ncells = 5 5 5\ntemperature = 1.0\nensemble = nhc\n"
         "t_target = 1.4\nt_damp = 0.25\nshift = true\n");
     p.dt = dt;
@@ -338,11 +315,11 @@ TEST_CASE("Nose-Hoover chain conserves its extended energy and holds T", "[md][t
     sim.initialize();
     Clock clock;
     const int n = 1000 << k;  // 5 tau
-    for (int s = 0; s < n; ++s) step(sim, clock, dt);
+    for (int s = 0; s < n; ++s) md_step(sim, clock, dt);
     double sum = 0.0, h1 = 0.0, h2 = 0.0;
     const double h0 = sim.thermo().econserve;
     for (int s = 0; s < n; ++s) {
-      step(sim, clock, dt);
+      md_step(sim, clock, dt);
       const Thermo t = sim.thermo();
       sum += t.temp;
       h1 += t.econserve - h0;
@@ -361,133 +338,18 @@ TEST_CASE("Nose-Hoover chain conserves its extended energy and holds T", "[md][t
   CHECK(range[1] < 2e-4);
 }
 
-TEST_CASE("Data files written by the engine read back identically", "[md]") {
-  const MDParams p = params_from("data_file = " + kData + "lj_liquid.data\n");
-  MDSimulation sim(p, MPI_COMM_WORLD);
-  sim.initialize();
-  Clock clock;
-  for (int s = 0; s < 30; ++s) step(sim, clock, p.dt);
-  const AtomData a = sim.gather();
-  const std::string path = "test_md_roundtrip_" + std::to_string(world_size()) + ".data";
-  if (world_rank() == 0) {
-    write_lammps_data(path, a);
-    const AtomData b = read_lammps_data(path);
-    REQUIRE(b.natoms() == 864);
-    for (std::size_t i = 0; i < a.natoms(); ++i) {
-      CHECK(b.id[i] == a.id[i]);
-      CHECK(b.x[i] == a.x[i]);
-      CHECK(b.v[i] == a.v[i]);
-      CHECK(b.image[i] == a.image[i]);
-    }
-    std::remove(path.c_str());
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-}
-
-TEST_CASE("The engine's data file, each rank writing its block of ids, is the serial writer's bytes", "[md][io]") {
-  // Atomic and charged atoms, after steps that move atoms between ranks and out of id order: the file must
-  // be write_lammps_data's of the gathered atoms (sorted by id), byte for byte, at any rank count.
-  const std::string charged =
-      "units = lj\ntimestep = 0.002\npair_style = lj/cut/coul/long\ncutoff = 2.5\n"
-      "coul_cutoff = 3.5\nskin = 0.3\nkspace = ewald\nkspace_accuracy = 1e-4\n"
-      "data_file = " +
-      kData + "ionic_lj.data\n";
-  const std::string dir = "test_md_data_" + std::to_string(world_size());
-  if (world_rank() == 0) std::filesystem::create_directories(dir);
-  MPI_Barrier(MPI_COMM_WORLD);
-  for (const std::string& deck : {"data_file = " + kData + "lj_liquid.data\n", charged}) {
-    const MDParams p = params_from(deck);
-    MDSimulation sim(p, MPI_COMM_WORLD);
-    sim.initialize();
-    Clock clock;
-    for (int s = 0; s < 40; ++s) step(sim, clock, p.dt);
-    const std::string par = dir + "/parallel.data", ser = dir + "/serial.data";
-    sim.write_data_to(par);
-    const AtomData a = sim.gather();
-    if (world_rank() == 0) {
-      INFO(deck);
-      write_lammps_data(ser, a);
-      const auto bytes = [](const std::string& path) {
-        std::ifstream in(path, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-      };
-      const std::string got = bytes(par), want = bytes(ser);
-      CHECK(want.size() > 100 * a.natoms());
-      CHECK(got == want);
-      CHECK(read_lammps_data(par).has_charges == (deck == charged));
-      CHECK(!std::filesystem::exists(par + ".tmp." + std::to_string(static_cast<long>(::getpid()))));
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
-  // A path that cannot be created fails on every rank, naming it.
-  MDSimulation sim(params_from("data_file = " + kData + "lj_liquid.data\n"), MPI_COMM_WORLD);
-  sim.initialize();
-  CHECK_THROWS_WITH(sim.write_data_to(dir + "/no_such_dir/x.data"), Catch::Contains(dir + "/no_such_dir/x.data"));
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (world_rank() == 0) std::filesystem::remove_all(dir);
-}
-
-TEST_CASE("Trajectory frames hold every atom's position and velocity by id", "[md][io]") {
-  const MDParams p = params_from("data_file = " + kData +
-                                 "lj_mixture.data\nshift = true\nepsilon = 1.0 0.5\n"
-                                 "sigma = 1.0 0.88\npair_coeff = 1 2 1.5 0.8 2.0\n");
-  MDSimulation sim(p, MPI_COMM_WORLD);
-  sim.initialize();
-  Clock clock;
-  const std::string dir = "test_md_traj_" + std::to_string(world_size());
-  CHECK(sim.write_snapshot(clock, dir, "t") > 0.0);
-  for (int s = 0; s < 20; ++s) step(sim, clock, p.dt);
-  CHECK(sim.write_snapshot(clock, dir, "t") > 0.0);
-  const AtomData a = sim.gather();  // rank 0: sorted by id, wrapped positions
-  if (world_rank() == 0) {
-    const hid_t file = H5Fopen((dir + "/t.h5md").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    REQUIRE(file >= 0);
-    for (const char* what : {"position", "velocity"}) {
-      const hid_t ds = H5Dopen2(file, (std::string("/particles/all/") + what + "/value").c_str(), H5P_DEFAULT);
-      REQUIRE(ds >= 0);
-      const hid_t space = H5Dget_space(ds);
-      hsize_t dims[3] = {0, 0, 0};
-      REQUIRE(H5Sget_simple_extent_ndims(space) == 3);
-      H5Sget_simple_extent_dims(space, dims, nullptr);
-      CHECK(dims[0] == 2);
-      CHECK(dims[1] == 864);
-      std::vector<double> buf(dims[0] * dims[1] * dims[2]);
-      REQUIRE(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) >= 0);
-      const bool pos = std::string(what) == "position";
-      int mismatched = 0;
-      for (std::size_t i = 0; i < a.natoms(); ++i)  // frame 1 = the state now, row id - 1
-        for (int d = 0; d < 3; ++d) {
-          const std::size_t dd = static_cast<std::size_t>(d);
-          double want = pos ? a.x[i][dd] : a.v[i][dd];
-          if (pos && (want < a.lo[dd] || want >= a.hi[dd])) {  // between rebuilds an atom may sit just outside:
-            const double len = a.hi[dd] - a.lo[dd];            // the file holds it wrapped into the box
-            want -= len * std::floor((want - a.lo[dd]) / len);
-          }
-          const std::size_t row = static_cast<std::size_t>(a.id[i] - 1);
-          if (buf[(dims[1] + row) * 3 + static_cast<std::size_t>(d)] != want) ++mismatched;
-        }
-      CHECK(mismatched == 0);
-      H5Sclose(space);
-      H5Dclose(ds);
-    }
-    H5Fclose(file);
-    std::filesystem::remove_all(dir);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-}
-
 TEST_CASE("Bad MD input fails with one clear message", "[md]") {
-  CHECK_THROWS_WITH(params_from("units = real\nlattice = fcc\n"), Catch::Contains("md.lattice_constant"));
-  CHECK_THROWS_WITH(params_from("ntypes = 2\nmass = 1 2 3\n"), Catch::Contains("md.mass"));
-  CHECK_THROWS_WITH(params_from("boundary = p p\n"), Catch::Contains("md.boundary"));
-  CHECK_THROWS_WITH(params_from("pair_coeff = 1 2 x\n"), Catch::Contains("md.pair_coeff"));
+  CHECK_THROWS_WITH(md_params("units = real\nlattice = fcc\n"), Catch::Contains("md.lattice_constant"));
+  CHECK_THROWS_WITH(md_params("ntypes = 2\nmass = 1 2 3\n"), Catch::Contains("md.mass"));
+  CHECK_THROWS_WITH(md_params("boundary = p p\n"), Catch::Contains("md.boundary"));
+  CHECK_THROWS_WITH(md_params("pair_coeff = 1 2 x\n"), Catch::Contains("md.pair_coeff"));
   {
-    MDSimulation sim(params_from("data_file = /nonexistent/system.data\n"), MPI_COMM_WORLD);
+    MDSimulation sim(md_params("data_file = /nonexistent/system.data\n"), MPI_COMM_WORLD);
     CHECK_THROWS_WITH(sim.initialize(), Catch::Contains("/nonexistent/system.data"));
   }
   {
     // Every rank must reject a box whose sub-domains would be thinner than cutoff + skin.
-    MDSimulation sim(params_from("lattice = fcc\ncells = 2 2 2\n"), MPI_COMM_WORLD);
+    MDSimulation sim(md_params("lattice = fcc\ncells = 2 2 2\n"), MPI_COMM_WORLD);
     if (world_size() > 1) {
       CHECK_THROWS_AS(sim.initialize(), InputError);
     } else {

@@ -52,19 +52,24 @@ std::vector<typename V::non_const_value_type> host_rows(const V& a, int n) {
   return out;
 }
 
-/// The first n atoms of a Particles on the host (one copy per array), what a data file holds of each.
-struct HostAtoms {
-  std::vector<long long> id;
-  std::vector<int> type, image;
-  std::vector<double> x, v, q;
-  HostAtoms(const Particles& a, int n)
-      : id(host_rows(a.id, n)),
-        type(host_rows(a.type, n)),
-        image(host_rows(a.image, n)),
-        x(host_rows(a.x, n)),
-        v(host_rows(a.v, n)),
-        q(host_rows(a.q, n)) {}
-};
+/// The first n atoms of a Particles into `out` on the host (one copy per array): what a data file holds
+/// of each, velocities when `velocities`, forces when `forces` (v and f are emptied otherwise).
+template <class Rows>
+void copy_host_rows(const Particles& a, int n, bool velocities, bool forces, Rows& out) {
+  host_rows(a.id, n, out.id);
+  host_rows(a.type, n, out.type);
+  host_rows(a.image, n, out.image);
+  host_rows(a.x, n, out.x);
+  host_rows(a.q, n, out.q);
+  if (velocities)
+    host_rows(a.v, n, out.v);
+  else
+    out.v.clear();
+  if (forces)
+    host_rows(a.f, n, out.f);
+  else
+    out.f.clear();
+}
 
 }  // namespace
 
@@ -81,7 +86,8 @@ AtomData MDSimulation::no_atoms() const {
 
 AtomData MDSimulation::gather() const {
   const int n = atoms_.n_local;
-  const HostAtoms h(atoms_, n);
+  HostRows h;
+  copy_host_rows(atoms_, n, true, false, h);
   const std::vector<long long>& id = h.id;
   const std::vector<int>&type = h.type, &image = h.image;
   const std::vector<double>&x = h.x, &v = h.v, &q = h.q;
@@ -122,8 +128,8 @@ AtomData MDSimulation::gather() const {
 
 void MDSimulation::write_checkpoint(CheckpointWriter& w) {
   // A run restarted from here continues its trajectory in a file of its own: this one's sidecar lists
-  // every frame it holds.
-  if (trajectory_) trajectory_->flush_xdmf();
+  // every frame it holds. (The run loop has waited for a frame in flight before it opened the checkpoint.)
+  finish_output();
   // Per atom by id: type, position, velocity, image flags, the position at the last neighbor build and
   // the (rank, row) it occupies, so that a restart on the same ranks rebuilds the same ghosts and lists
   // and continues bit for bit.
@@ -240,50 +246,80 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
   compute_forces(true);
 }
 
+H5mdSpec MDSimulation::trajectory_spec() const {
+  H5mdSpec spec;
+  spec.natoms = natoms_;
+  spec.lo = Real3{{lo_[0], lo_[1], lo_[2]}};
+  spec.hi = Real3{{hi_[0], hi_[1], hi_[2]}};
+  spec.periodic = p_.periodic;
+  // H5MD unit notation (what MDAnalysis reads); reduced lj units carry none.
+  if (std::string(units_.name) != "lj") {
+    spec.length_unit = units_.length;
+    spec.time_unit = units_.time;
+    spec.velocity_unit = std::string(units_.length) + " " + units_.time + "-1";
+    spec.force_unit = std::string(units_.name) == "real" ? "kcal mol-1 Angstrom-1" : "eV Angstrom-1";
+  }
+  spec.charges = has_charges_;
+  spec.charge_unit = std::string(units_.name) == "lj" ? "" : "e";
+  spec.velocities = p_.trajectory_velocities;
+  spec.forces = p_.trajectory_forces;
+  spec.images = true;
+  spec.creator_version = kVersion;
+  return spec;
+}
+
+void MDSimulation::set_background_output(bool on) {
+  finish_output();
+  int level = MPI_THREAD_SINGLE;
+  STRATUS_MPI_CHECK(MPI_Query_thread(&level));
+  on = on && level == MPI_THREAD_MULTIPLE;
+  // The writer keeps the communicator it was made with: a trajectory begun in the foreground stays there.
+  if (!on || (trajectory_ && output_comm_ == MPI_COMM_NULL)) {
+    background_output_ = false;
+    return;
+  }
+  if (output_comm_ == MPI_COMM_NULL) STRATUS_MPI_CHECK(MPI_Comm_dup(pc_->comm(), &output_comm_));
+  background_output_ = true;
+}
+
+void MDSimulation::finish_output() {
+  output_jobs_.wait();
+  if (trajectory_) trajectory_->flush_xdmf();  // every frame in its sidecar (xdmf::SeriesPacing)
+}
+
 double MDSimulation::write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) {
   if (!p_.trajectory) return 0.0;
-  if (!trajectory_) {
-    H5mdSpec spec;
-    spec.natoms = natoms_;
-    spec.lo = Real3{{lo_[0], lo_[1], lo_[2]}};
-    spec.hi = Real3{{hi_[0], hi_[1], hi_[2]}};
-    spec.periodic = p_.periodic;
-    // H5MD unit notation (what MDAnalysis reads); reduced lj units carry none.
-    if (std::string(units_.name) != "lj") {
-      spec.length_unit = units_.length;
-      spec.time_unit = units_.time;
-      spec.velocity_unit = std::string(units_.length) + " " + units_.time + "-1";
-      spec.force_unit = std::string(units_.name) == "real" ? "kcal mol-1 Angstrom-1" : "eV Angstrom-1";
+  // The frame before this one may still be reading frame_, and its error belongs to the caller before
+  // anything else is written.
+  output_jobs_.wait();
+  const H5mdSpec spec = trajectory_spec();
+  const bool first = !trajectory_;  // (a first frame that failed is tried again)
+  // The forces are current either way; keep the energies too.
+  if (p_.trajectory_forces && !ev_current_) compute_forces(true);
+  // The first frame's rows also make the data file, which holds velocities.
+  copy_host_rows(atoms_, atoms_.n_local, p_.trajectory_velocities || first, p_.trajectory_forces, frame_);
+  const long step = clock.step;
+  const double time = clock.time;
+  // A restarted run continues in a file of its own, so that the frames before the restart are kept.
+  char tag[32] = "";
+  if (restarted_at_ >= 0) std::snprintf(tag, sizeof tag, "_from_%08ld", restarted_at_);
+  const std::string stem = output_dir + "/" + name + tag;
+  const MPI_Comm comm = background_output_ ? output_comm_ : pc_->comm();
+  auto write = [this, spec, first, step, time, stem, comm] {
+    if (first) {
+      trajectory_ = std::make_unique<H5mdWriter>(comm, stem + ".h5md", spec);
+      // Its topology: the atoms of the first frame as a LAMMPS data file of the same stem, which analysis
+      // tools load beside the trajectory (MDAnalysis: Universe("NAME.data", "NAME.h5md")).
+      write_data_rows(comm, stem + ".data", frame_);
     }
-    spec.charges = has_charges_;
-    spec.charge_unit = std::string(units_.name) == "lj" ? "" : "e";
-    spec.velocities = p_.trajectory_velocities;
-    spec.forces = p_.trajectory_forces;
-    spec.images = true;
-    spec.creator_version = kVersion;
-    // A restarted run continues in a file of its own, so that the frames before the restart are kept.
-    char tag[32] = "";
-    if (restarted_at_ >= 0) std::snprintf(tag, sizeof tag, "_from_%08ld", restarted_at_);
-    trajectory_ = std::make_unique<H5mdWriter>(pc_->comm(), output_dir + "/" + name + tag + ".h5md", spec);
-    // Its topology: the atoms of the first frame as a LAMMPS data file of the same stem, which analysis
-    // tools load beside the trajectory (MDAnalysis: Universe("NAME.data", "NAME.h5md")).
-    write_data_to(output_dir + "/" + name + tag + ".data");
-  }
-  const int n = atoms_.n_local;
-  FrameRows& r = frame_;
-  host_rows(atoms_.id, n, r.id);
-  host_rows(atoms_.type, n, r.type);
-  host_rows(atoms_.x, n, r.x);
-  host_rows(atoms_.image, n, r.image);
-  if (p_.trajectory_velocities) host_rows(atoms_.v, n, r.v);
-  if (p_.trajectory_forces) {
-    if (!ev_current_) compute_forces(true);  // the forces are current either way; keep the energies too
-    host_rows(atoms_.f, n, r.f);
-  }
-  if (has_charges_) host_rows(atoms_.q, n, r.q);
-  const double before = trajectory_->bytes_written();
-  trajectory_->write_frame(clock.step, clock.time, r.id, r.x, r.v, r.f, r.type, r.q, r.image);
-  return trajectory_->bytes_written() - before;
+    const HostRows& r = frame_;
+    trajectory_->write_frame(step, time, r.id, r.x, r.v, r.f, r.type, r.q, r.image);
+  };
+  if (background_output_)
+    output_jobs_.submit(write);
+  else
+    write();
+  return H5mdWriter::frame_bytes(spec, first);
 }
 
 void MDSimulation::write_data_file() {
@@ -296,9 +332,14 @@ void MDSimulation::write_data_to(const std::string& path) {
   // Every rank formats the lines of its block of ids (RowRouter, as for the trajectory's frames) and writes
   // them where they fall in the file: no rank gathers the system or formats more than its share. The bytes
   // are those of write_lammps_data with the atoms in id order (tested).
-  const MPI_Comm comm = pc_->comm();
-  const int rank = pc_->rank(), n = atoms_.n_local;
-  const HostAtoms h(atoms_, n);
+  HostRows h;
+  copy_host_rows(atoms_, atoms_.n_local, true, false, h);
+  write_data_rows(pc_->comm(), path, h);
+}
+
+void MDSimulation::write_data_rows(MPI_Comm comm, const std::string& path, const HostRows& h) const {
+  int rank = 0;
+  STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::vector<long long>& id = h.id;
   const std::vector<int>&type = h.type, &image = h.image;
   const std::vector<double>&x = h.x, &v = h.v, &q = h.q;
@@ -389,7 +430,7 @@ void MDSimulation::finish(const Clock& clock) {
   log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
             " steps; " + std::to_string(all_pairs) + " listed pairs (" + per_atom + " per atom, at most " +
             std::to_string(all_most) + ", " + (list_->params().half ? "half" : "full") + " list)");
-  if (trajectory_) trajectory_->flush_xdmf();  // every frame in its sidecar (xdmf::SeriesPacing)
+  finish_output();
   if (trajectory_)
     log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +
               " frames; open " + trajectory_->xdmf_path() + " in ParaView or VisIt)");

@@ -17,6 +17,7 @@
 #include "core/timer.hpp"
 #include "domain/grid_options.hpp"
 #include "io/checkpoint.hpp"
+#include "io/h5_parallel.hpp"
 #include "io/output_dir.hpp"
 #include "io/space.hpp"
 #include "stratus/version.hpp"
@@ -64,7 +65,11 @@ MDSimulation::MDSimulation(const MDParams& params, MPI_Comm comm, Int3 decomp, H
       units_(Units::named(params.units)),
       spec_(1, params.cutoff) {}
 
-MDSimulation::~MDSimulation() = default;
+MDSimulation::~MDSimulation() {
+  // A frame in flight ends before what it uses goes; its error is lost here (the run loop's finish_output()
+  // reports it).
+  h5::end_background_writer(output_jobs_, output_comm_);
+}
 
 std::string MDSimulation::describe() const {
   std::ostringstream os;

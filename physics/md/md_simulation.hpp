@@ -14,6 +14,7 @@
 #include "comm/particle_comm.hpp"
 #include "domain/particles.hpp"
 #include "driver/simulation.hpp"
+#include "io/background_jobs.hpp"
 #include "io/h5md.hpp"
 #include "md/integrate.hpp"
 #include "md/kspace.hpp"
@@ -70,7 +71,14 @@ class MDSimulation : public Simulation {
   std::vector<BenchKernel> bench_kernels() const override;
   double run_bench_kernel(const std::string& name) override;
   void finish(const Clock& clock) override;
+  /// A trajectory frame (an H5MD file and its LAMMPS data file with the first). In the background (see
+  /// set_background_output) it returns once the frame's rows are on the host: a thread of its own, on a
+  /// communicator of its own, creates the files and writes the frame while the run steps on; the next
+  /// frame, a checkpoint (finish_output) and the end wait for it.
   double write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) override;
+  void set_background_output(bool on) override;
+  void finish_output() override;
+  double background_output_seconds() override { return output_jobs_.busy_seconds(); }
   void write_checkpoint(CheckpointWriter& w) override;
   void read_checkpoint(CheckpointReader& r) override;
   std::string length_unit() const override { return units_.length; }
@@ -154,6 +162,16 @@ class MDSimulation : public Simulation {
   AtomData no_atoms() const;
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
   void write_data_file();
+  /// Host copies of the owned atoms' rows (a trajectory frame, a data file); f and v may be left empty.
+  struct HostRows {
+    std::vector<long long> id;
+    std::vector<int> type, image;
+    std::vector<double> x, v, f, q;
+  };
+  /// Collective over comm: write_data_to() from rows already on the host.
+  void write_data_rows(MPI_Comm comm, const std::string& path, const HostRows& rows) const;
+  /// The trajectory's layout (units, what each frame holds) for this system.
+  H5mdSpec trajectory_spec() const;
   void rebuild();
   void compute_forces(bool energy);
 
@@ -171,11 +189,7 @@ class MDSimulation : public Simulation {
   std::unique_ptr<NeighborList> list_;
   std::unique_ptr<NoseHooverChain> nhc_;
   std::unique_ptr<H5mdWriter> trajectory_;
-  struct FrameRows {  // a trajectory frame's host copies, kept for the next frame
-    std::vector<long long> id;
-    std::vector<int> type, image;
-    std::vector<double> x, v, f, q;
-  } frame_;
+  HostRows frame_;  // a trajectory frame's host copies, kept for the next frame
   Particles atoms_;
   TypeMass mass_;
   std::vector<double> mass_host_;
@@ -189,6 +203,11 @@ class MDSimulation : public Simulation {
   long restarted_at_ = -1;   // the step a restart continued from (its trajectory gets a file of its own)
   int reneighbors_ = 0;
   bool thermo_header_ = false;
+  // Trajectory frames in the background: a communicator for the thread's MPI calls, and the thread (last,
+  // so that it ends first; the destructor waits for it before anything it uses goes).
+  MPI_Comm output_comm_ = MPI_COMM_NULL;
+  bool background_output_ = false;
+  BackgroundJobs output_jobs_;
 };
 
 }  // namespace stratus::md

@@ -62,9 +62,9 @@ void RunParams::bind(B& o, const std::vector<std::string>& physics) {
       .at_most(9)
       .may_change_on_restart();
   o.string(&RunParams::background_output, "run.background_output", "auto", "",
-           "grid snapshots written by a background thread while the run steps on: auto (where every node has a "
-           "core beyond its ranks' threads), on, off (written in the step loop). Needs an MPI with "
-           "MPI_THREAD_MULTIPLE; without one, off")
+           "snapshots (grid files, trajectory frames) written by a background thread while the run steps on: auto "
+           "(where every node has a core beyond its ranks' threads), on, off (written in the step loop). Needs an "
+           "MPI with MPI_THREAD_MULTIPLE; without one, off")
       .one_of({"auto", "on", "off"})
       .may_change_on_restart();
   o.integer(&RunParams::stop_grace, "run.stop_grace", 300, "s",

@@ -132,6 +132,16 @@ class Simulation {
   virtual double write_snapshot(const Clock&, const std::string& /*output_dir*/, const std::string& /*name*/) {
     return 0.0;
   }
+  /// Collective, once, after initialize() and before the first write_snapshot(): whether that output may be
+  /// written by a background thread while the run steps on (the run loop's choice, run.background_output).
+  /// A simulation that also gives grid_fields() must not (the grid writer's HDF5 calls would overlap).
+  virtual void set_background_output(bool /*on*/) {}
+  /// Collective. Waits for the output of write_snapshot() still being written and completes its index
+  /// files (e.g. a trajectory's XDMF sidecar): before a checkpoint, since no two HDF5 calls may run at
+  /// once, and at the end. Rethrows the error of output written in the background.
+  virtual void finish_output() {}
+  /// Seconds a background thread has spent on the output of write_snapshot() (0 without one).
+  virtual double background_output_seconds() { return 0.0; }
   /// Collective. The prognostic grid state a restart needs (its owned cells go into checkpoints; the
   /// physics refills ghosts itself), or nothing.
   virtual std::optional<GridFields> checkpoint_fields() { return std::nullopt; }

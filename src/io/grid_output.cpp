@@ -31,6 +31,7 @@
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/grid_file.hpp"
+#include "io/h5_parallel.hpp"
 #include "io/hdf5_util.hpp"
 #include "io/snapshot_image.hpp"
 #include "io/space.hpp"
@@ -128,16 +129,8 @@ GridSnapshotWriter::GridSnapshotWriter(const CartDecomp& decomp, const LocalGrid
 }
 
 GridSnapshotWriter::~GridSnapshotWriter() {
-  // The background thread ends first (jobs_ is the last member); an error of its last snapshot is lost
-  // here, which is why the run loop calls finish(). After an HDF5 failure with a file open the process
-  // ends without finalising, and a collective free could wait for ever.
-  try {
-    jobs_.wait();
-  } catch (...) {
-  }
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (comm_ != MPI_COMM_NULL && !finalized && !h5::abandoned()) MPI_Comm_free(&comm_);
+  // An error of the last snapshot is lost here, which is why the run loop calls finish().
+  h5::end_background_writer(jobs_, comm_);
 }
 
 void GridSnapshotWriter::set_background(bool on) {

@@ -92,6 +92,16 @@ void reserve_for_close(MPI_Comm comm, const std::string& path, double end) {
   agree_or_abandon(comm, failed);
 }
 
+void end_background_writer(BackgroundJobs& jobs, MPI_Comm& comm) noexcept {
+  try {
+    jobs.wait();
+  } catch (...) {
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm != MPI_COMM_NULL && !finalized && !abandoned()) MPI_Comm_free(&comm);
+}
+
 void agree_or_abandon(MPI_Comm comm, const std::string& failed) {
   try {
     agree_all_or_throw(comm, failed.empty(), failed);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "io/background_jobs.hpp"
 #include "io/hdf5_util.hpp"
 
 namespace stratus::h5 {
@@ -35,5 +36,11 @@ void reserve_for_close(MPI_Comm comm, const std::string& path, double end);
 /// holds why, empty where it did not): returns if no rank failed; otherwise the open output files are
 /// abandoned (hdf5_util.hpp) and every rank throws the same CollectiveError.
 void agree_or_abandon(MPI_Comm comm, const std::string& failed);
+
+/// The end of a writer whose background thread works on a communicator of its own (`comm`, a duplicate,
+/// or MPI_COMM_NULL): waits for the job in flight, dropping its error (the owner reports errors through
+/// its own wait), then frees comm, unless MPI is finalised or a file was abandoned: the process then ends
+/// without finalising, and a collective free could wait for ever.
+void end_background_writer(BackgroundJobs& jobs, MPI_Comm& comm) noexcept;
 
 }  // namespace stratus::h5

@@ -392,11 +392,8 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
       for (std::size_t j = 0; j < nloc; ++j) ids[j] = row0 + static_cast<long long>(j) + 1;
       write_block(file.get(), g + "species", H5T_NATIVE_INT32, {hn}, {r0}, {nl}, true, types, dxpl.get(), false);
       write_block(file.get(), g + "id", H5T_NATIVE_INT64, {hn}, {r0}, {nl}, true, ids.data(), dxpl.get(), false);
-      bytes_ += 12.0 * static_cast<double>(natoms);
-      if (spec_.charges) {
+      if (spec_.charges)
         write_block(file.get(), g + "charge", H5T_NATIVE_DOUBLE, {hn}, {r0}, {nl}, true, charges, dxpl.get(), false);
-        bytes_ += 8.0 * static_cast<double>(natoms);
-      }
     }
     file.close("close '" + path_ + "'");
   } catch (const CollectiveError&) {
@@ -406,7 +403,7 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
   }
 
   frames_.push_back(Frame{step, time, xdmf_entry(frame, step, time)});
-  bytes_ += atom_bytes * static_cast<double>(natoms) + 16.0 + 72.0;
+  bytes_ += frame_bytes(spec_, frame == 0);
   try {
     if (pacing_.add(frames_.back().entry.size())) write_xdmf();
   } catch (...) {
@@ -414,6 +411,13 @@ void H5mdWriter::write_frame(long step, double time, const std::vector<long long
     throw;
   }
   seconds_ += MPI_Wtime() - t0;
+}
+
+double H5mdWriter::frame_bytes(const H5mdSpec& spec, bool first) {
+  const int nvec = 1 + (spec.velocities ? 1 : 0) + (spec.forces ? 1 : 0);
+  const double atom_bytes = 24.0 * nvec + (spec.images ? 12.0 : 0.0);
+  const double fixed = first ? 12.0 + (spec.charges ? 8.0 : 0.0) : 0.0;          // species, ids, charges
+  return (atom_bytes + fixed) * static_cast<double>(spec.natoms) + 16.0 + 72.0;  // step, time, box edges
 }
 
 std::string H5mdWriter::xdmf_entry(long k, long step, double time) const {

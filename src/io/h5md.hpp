@@ -87,6 +87,9 @@ class H5mdWriter {
   /// Collective. write_xdmf() if a frame is not in the sidecar yet (at a checkpoint and at the end).
   void flush_xdmf();
 
+  /// The bytes of data a frame puts in a file of this layout (the first also the species, ids and charges).
+  static double frame_bytes(const H5mdSpec& spec, bool first);
+
   long frames() const { return static_cast<long>(frames_.size()); }
   const std::string& path() const { return path_; }
   const std::string& xdmf_path() const { return xdmf_path_; }
