@@ -1,6 +1,9 @@
 // Rank and size of MPI_COMM_WORLD for the MPI tests.
 #pragma once
 #include <mpi.h>
+#include <unistd.h>
+
+#include <string>
 
 namespace stratus::test {
 
@@ -14,6 +17,14 @@ inline int world_size() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
+}
+
+/// Collective. `prefix`, the rank count and rank 0's process id: a name no other test run shares (ctest
+/// runs one executable at the same rank count in several variants at once, in one directory).
+inline std::string run_name(const std::string& prefix) {
+  long pid = static_cast<long>(::getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return prefix + "_np" + std::to_string(world_size()) + "_" + std::to_string(pid);
 }
 
 }  // namespace stratus::test

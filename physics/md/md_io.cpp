@@ -274,12 +274,19 @@ void MDSimulation::set_background_output(bool on) {
   STRATUS_MPI_CHECK(MPI_Query_thread(&level));
   on = on && level == MPI_THREAD_MULTIPLE;
   // The writer keeps the communicator it was made with: a trajectory begun in the foreground stays there.
-  if (!on || (trajectory_ && output_comm_ == MPI_COMM_NULL)) {
+  if (!on || (trajectory_ && trajectory_->comm() != output_comm_)) {
     background_output_ = false;
     return;
   }
   if (output_comm_ == MPI_COMM_NULL) STRATUS_MPI_CHECK(MPI_Comm_dup(pc_->comm(), &output_comm_));
   background_output_ = true;
+}
+
+void MDSimulation::drop_output() noexcept {
+  try {
+    output_jobs_.wait();
+  } catch (...) {
+  }
 }
 
 void MDSimulation::finish_output() {
@@ -293,7 +300,8 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
   // anything else is written.
   output_jobs_.wait();
   const H5mdSpec spec = trajectory_spec();
-  const bool first = !trajectory_;  // (a first frame that failed is tried again)
+  // A first frame that failed is made again, files and all.
+  const bool first = !trajectory_ || trajectory_->frames() == 0;
   // The forces are current either way; keep the energies too.
   if (p_.trajectory_forces && !ev_current_) compute_forces(true);
   // The first frame's rows also make the data file, which holds velocities.

@@ -78,6 +78,7 @@ class MDSimulation : public Simulation {
   double write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) override;
   void set_background_output(bool on) override;
   void finish_output() override;
+  void drop_output() noexcept override;
   double background_output_seconds() override { return output_jobs_.busy_seconds(); }
   void write_checkpoint(CheckpointWriter& w) override;
   void read_checkpoint(CheckpointReader& r) override;

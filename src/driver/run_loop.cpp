@@ -444,10 +444,15 @@ RunStatus run_simulation(Simulation& sim, const Deck& deck, const RunParams& rp,
       if (status == RunStatus::completed && rank == 0) write_completion(rp, clock);
     }
   } catch (const CollectiveError& e) {
-    // Every rank is here: the report records the failure, then it goes on up.
+    // Every rank is here: the report records the failure, then it goes on up (after the simulation's own
+    // output in flight, which the output lock and a restart file must outlive).
+    sim.drop_output();
     progress.step = clock.step;
     progress.time = clock.time;
     report.write(progress, 1, "failed", e.what());
+    throw;
+  } catch (...) {
+    sim.drop_output();
     throw;
   }
   progress.step = clock.step;

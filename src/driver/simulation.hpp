@@ -140,6 +140,9 @@ class Simulation {
   /// files (e.g. a trajectory's XDMF sidecar): before a checkpoint, since no two HDF5 calls may run at
   /// once, and at the end. Rethrows the error of output written in the background.
   virtual void finish_output() {}
+  /// Waits for the output of write_snapshot() still being written and drops its error: on the way out of a
+  /// failed run, before anything its files depend on (the output lock, a restart file) is released.
+  virtual void drop_output() noexcept {}
   /// Seconds a background thread has spent on the output of write_snapshot() (0 without one).
   virtual double background_output_seconds() { return 0.0; }
   /// Collective. The prognostic grid state a restart needs (its owned cells go into checkpoints; the

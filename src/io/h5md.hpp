@@ -91,6 +91,8 @@ class H5mdWriter {
   static double frame_bytes(const H5mdSpec& spec, bool first);
 
   long frames() const { return static_cast<long>(frames_.size()); }
+  /// The communicator the writer's collective calls run on.
+  MPI_Comm comm() const { return comm_; }
   const std::string& path() const { return path_; }
   const std::string& xdmf_path() const { return xdmf_path_; }
   /// Totals on this rank: seconds in write_frame, and bytes of data the frames put in the file (all ranks).
