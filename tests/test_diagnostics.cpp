@@ -2,12 +2,15 @@
 // sum, a min and a max slot gives the same values as three separate reductions, the global row reduces
 // every operation over the ranks, finishes and derived columns come out in declaration order, hidden
 // columns stay out of the row, relative changes use the reference row, and the error norms are the mean,
-// the root mean square and the maximum. Runs at np = 1, 2, 4.
+// the root mean square and the maximum; reduce_cells (CPUs: rows in partial values per lane) takes every
+// owned cell once and no ghost, whatever the row length. Runs at np = 1, 2, 4.
+#include <algorithm>
 #include <catch2/catch.hpp>
-
+#include <climits>
 #include <cmath>
 
 #include "core/types.hpp"
+#include "domain/local_grid.hpp"
 #include "driver/diagnostics.hpp"
 
 using namespace stratus;
@@ -100,4 +103,72 @@ TEST_CASE("a plan reduces over the ranks, finishes, derives, hides and takes ref
   CHECK(d.get("err_l2") == Approx(std::sqrt(l2 / (4.0 * size))));
   CHECK(d.get("err_max") == size);
   CHECK_THROWS_AS(d.get("no_such_column"), Error);
+}
+
+TEST_CASE("reduce_cells takes every owned cell once and no ghost, whatever the row length", "[diagnostics][mpi]") {
+  // Row lengths below, at and around the 8 partial values of a CPU row, in 1D, 2D and 3D.
+  const int shapes[][3] = {{1, 1, 1}, {3, 1, 5}, {8, 1, 4}, {13, 1, 7}, {17, 3, 2}, {24, 5, 6}};
+  for (const auto& n : shapes) {
+    INFO(n[0] << " x " << n[1] << " x " << n[2] << " cells");
+    LocalGrid g;
+    for (int d = 0; d < 3; ++d) {
+      g.n[d] = g.global_n[d] = n[d];
+      g.ng[d] = n[d] > 1 ? 2 : 0;
+      g.dx[d] = 1.0;
+    }
+    Field4D f = g.allocate("test::f", 1);
+    // Owned cells: a value of their own; ghosts: 1e300, which any sum, min or max that took one would show.
+    auto h = Kokkos::create_mirror_view(f);
+    double sum = 0.0, lo = 1e308, hi = -1e308;
+    long long first_negative = -1;
+    for (int k = 0; k < g.extent(2); ++k)
+      for (int j = 0; j < g.extent(1); ++j)
+        for (int i = 0; i < g.extent(0); ++i) {
+          const bool owned = i >= g.ng[0] && i < g.ng[0] + n[0] && j >= g.ng[1] && j < g.ng[1] + n[1] && k >= g.ng[2] &&
+                             k < g.ng[2] + n[2];
+          const double x = std::sin(0.71 * i + 1.3 * j + 2.9 * k) * (1 + i % 5);
+          h(0, k, j, i) = owned ? x : 1e300;
+          if (!owned) continue;
+          sum += x;
+          lo = std::min(lo, x);
+          hi = std::max(hi, x);
+          const long long idx = (static_cast<long long>(k) * g.extent(1) + j) * g.extent(0) + i;
+          if (x < 0.0 && first_negative < 0) first_negative = idx;
+        }
+    Kokkos::deep_copy(f, h);
+    const int ex = g.extent(0), ey = g.extent(1);
+    double s = 0.0, count = 0.0, m = 0.0;
+    long long neg = 0;
+    reduce_cells(
+        "test::sum", g, KOKKOS_LAMBDA(int i, int j, int k, double& a) { a += f(0, k, j, i); }, s);
+    reduce_cells(
+        "test::count", g, KOKKOS_LAMBDA(int, int, int, double& a) { a += 1.0; }, count);
+    reduce_cells(
+        "test::max", g, KOKKOS_LAMBDA(int i, int j, int k, double& a) { a = f(0, k, j, i) > a ? f(0, k, j, i) : a; },
+        Kokkos::Max<double>(m));
+    reduce_cells(
+        "test::first_negative", g,
+        KOKKOS_LAMBDA(int i, int j, int k, long long& a) {
+          const long long idx = (static_cast<long long>(k) * ey + j) * ex + i;
+          if (f(0, k, j, i) < 0.0 && idx < a) a = idx;
+        },
+        Kokkos::Min<long long>(neg));
+    const std::vector<ReduceOp> ops{ReduceOp::min, ReduceOp::sum, ReduceOp::max};
+    Slots<3> r;
+    reduce_cells(
+        "test::slots", g,
+        KOKKOS_LAMBDA(int i, int j, int k, Slots<3>& a) {
+          a.lower(0, f(0, k, j, i));
+          a.add(1, f(0, k, j, i));
+          a.raise(2, f(0, k, j, i));
+        },
+        SlotReducer<3>(ops, r));
+    CHECK(count == static_cast<double>(g.owned_cells()));
+    CHECK(std::abs(s - sum) <= 1e-13 * g.owned_cells());
+    CHECK(m == hi);
+    CHECK(neg == (first_negative < 0 ? LLONG_MAX : first_negative));
+    CHECK(r.v[0] == lo);
+    CHECK(std::abs(r.v[1] - sum) <= 1e-13 * g.owned_cells());
+    CHECK(r.v[2] == hi);
+  }
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "climate/euler_cases.hpp"
 #include "climate/euler_flux.hpp"
@@ -60,7 +61,16 @@ std::string Euler::describe() const {
   return os.str();
 }
 
-double Euler::memory_bytes() const { return grid_memory_bytes(4 * kEulerVars + 6); }
+double Euler::memory_bytes() const { return grid_memory_bytes((uses_flux_kernels() ? 4 : 3) * kEulerVars + 6); }
+
+void Euler::set_line_kernels(bool on) {
+  line_kernels_ = on;
+  if (state_.extent(0) > 0) allocate_flux();  // after the state was set; set_initial_state does it before
+}
+
+void Euler::allocate_flux() {
+  if (uses_flux_kernels() && flux_.extent(0) == 0) flux_ = grid_.allocate("euler::flux", kEulerVars);
+}
 
 std::optional<GridFields> Euler::checkpoint_fields() {
   v_active_ = -1;  // a restart fills the state through these fields
@@ -71,7 +81,8 @@ void Euler::set_initial_state() {
   v_active_ = -1;
   tmp_ = grid_.allocate("euler::tmp", kEulerVars);
   tmp2_ = grid_.allocate("euler::tmp2", kEulerVars);
-  flux_ = grid_.allocate("euler::flux", kEulerVars);
+  flux_ = Field4D();
+  allocate_flux();  // the CPU line kernels of the split step carry their fluxes in the cache
   const EulerCaseDef& c = euler_cases()[static_cast<std::size_t>(p_.test)];
 
   // Background, on the host: cell averages by quadrature, and point values at the faces.
@@ -122,6 +133,12 @@ void Euler::set_initial_state() {
   const int nqy = yq ? 3 : 1;
   auto h = Kokkos::create_mirror_view(state_);
   Kokkos::deep_copy(h, 0.0);
+  // The background at the 3 quadrature heights of every level, once: it does not vary along x or y (two
+  // power laws per point, which evaluated at every point of every cell took most of the start of a 3D run).
+  std::vector<double> qr(3 * static_cast<std::size_t>(nk)), qt(qr.size());
+  for (int k = grid_.ng[2]; k < grid_.ng[2] + grid_.n[2]; ++k)
+    for (int qz = 0; qz < 3; ++qz)
+      euler_background(c, height_of_face(k) + kQp[qz] * dz, qr[3 * k + qz], qt[3 * k + qz]);
   for (int k = grid_.ng[2]; k < grid_.ng[2] + grid_.n[2]; ++k)
     for (int j = grid_.ng[1]; j < grid_.ng[1] + grid_.n[1]; ++j)
       for (int i = grid_.ng[0]; i < grid_.ng[0] + grid_.n[0]; ++i) {
@@ -133,8 +150,7 @@ void Euler::set_initial_state() {
               const double x = x0 + kQp[qx] * grid_.dx[0], z = z0 + kQp[qz] * dz;
               const double y = yq ? y0 + kQp[qy] * grid_.dx[1] : grid_.center(1, j);
               const double wq = kQw[qx] * kQw[qz] * (yq ? kQw[qy] : 1.0);
-              double hr, ht;
-              euler_background(c, z, hr, ht);
+              const double hr = qr[3 * k + qz], ht = qt[3 * k + qz];
               Perturbation p;
               c.sample(dom, x, y, z, hr, ht, p);
               h(kDens, k, j, i) += p.rho * wq;

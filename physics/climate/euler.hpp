@@ -66,7 +66,7 @@ class Euler : public GridPhysics {
   bool v_momentum_zero() const;
   /// Line kernels (one pass per stage, the default on CPUs) or flux kernels (the default on GPUs) for
   /// the split stages; both give the same bits.
-  void set_line_kernels(bool on) { line_kernels_ = on; }
+  void set_line_kernels(bool on);
   /// This rank's largest (|u_d| + c) / dx_d over owned cells and directions [1/s] (no communication).
   double local_max_wave_rate() const;
   /// Collective: where the largest (|u_d| + c) / dx_d, `top`, is (the lowest global index if several), as text.
@@ -87,7 +87,10 @@ class Euler : public GridPhysics {
 
  private:
   EulerParams p_;
-  Field4D tmp_, tmp2_, flux_, out_;  // flux_: face fluxes of one direction, at the face below/left
+  // flux_: face fluxes of one direction, at the face below/left; allocated only for the flux kernels.
+  Field4D tmp_, tmp2_, flux_, out_;
+  bool uses_flux_kernels() const { return !line_kernels_ || p_.splitting == EulerSplitting::unsplit; }
+  void allocate_flux();
   bool line_kernels_ = !gpu_paths();  // compiled on CPUs only
   // Whether the v momentum may be non-zero (-1: not yet known). Found once, at the first split step after
   // the state was set (initial state, restart): in an x-z run a v that is 0 everywhere stays exactly 0

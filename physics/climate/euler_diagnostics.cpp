@@ -35,10 +35,11 @@ void Euler::reduce_diagnostics(const Clock&, double, LocalReductions& local) {
         const double rho = s(kDens, k, j, i) + hc(k);
         const double u = s(kUmom, k, j, i) / rho, v = s(kVmom, k, j, i) / rho, w = s(kWmom, k, j, i) / rho;
         const double rt = s(kRhot, k, j, i) + htc(k);
+        // The internal energy rho cv T is cv p / R for this gas (p = rho R T; C0 = R^gamma p0^(-R / cv)):
+        // no temperature, and no second power law, per cell.
         const double p = euler_flux::pressure(rt);
-        const double temp = rt / rho * ::pow(p / kP0, kRd / kCp);
         a.add(0, rho);
-        a.add(1, 0.5 * rho * (u * u + v * v + w * w) + rho * kCv * temp + rho * kGrav * (z0 + k * dz));
+        a.add(1, 0.5 * rho * (u * u + v * v + w * w) + (kCv / kRd) * p + rho * kGrav * (z0 + k * dz));
         const double t = (s(kRhot, k, j, i) + htc(k)) / (s(kDens, k, j, i) + hc(k)) - htc(k) / hc(k);
         a.lower(2, t);
         a.raise(3, t);
