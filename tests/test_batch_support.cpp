@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +234,53 @@ TEST_CASE("host_rss_high_water_bytes follows a large allocation", "[batch]") {
   const double hwm1 = stratus::host_rss_high_water_bytes();
   CHECK(hwm1 >= rss0 + 190e6);
   CHECK(hwm1 >= hwm0);
+}
+
+namespace {
+// The VmFlags of the mapping of this process that holds address a (/proc/self/smaps), or "".
+std::string vm_flags_at(const void* a) {
+  std::ifstream in("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const auto at = reinterpret_cast<std::uintptr_t>(a);
+  while (std::getline(in, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = at >= lo && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line.substr(8);
+  }
+  return {};
+}
+}  // namespace
+
+TEST_CASE("a HostBuffer of 4 MiB or more lies on 2 MiB boundaries, advised huge pages, and keeps its contents",
+          "[batch]") {
+  stratus::HostBuffer<double> big(std::size_t{1} << 20);  // 8 MiB
+  CHECK(reinterpret_cast<std::uintptr_t>(big.data()) % (std::size_t{2} << 20) == 0);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<double>(i);
+  big.resize(std::size_t{3} << 20);  // a new block: the contents move
+  CHECK(reinterpret_cast<std::uintptr_t>(big.data()) % (std::size_t{2} << 20) == 0);
+  CHECK(big[12345] == 12345.0);
+  CHECK(big[(std::size_t{1} << 20) - 1] == static_cast<double>((std::size_t{1} << 20) - 1));
+  CHECK(big.back() == 0.0);
+  // The kernel records the advice on the mapping ("hg" among its VmFlags) where it has huge pages at all.
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(thp, modes);
+  if (modes.empty() || modes.find("[never]") != std::string::npos) {
+    WARN("no transparent huge pages on this kernel (" << modes << "): the advice is not checked");
+  } else {
+    const std::string flags = vm_flags_at(big.data() + 1000);
+    INFO("VmFlags:" << flags);
+    CHECK(flags.find(" hg") != std::string::npos);
+  }
+  stratus::HostBuffer<int> small(100, 7);  // operator new
+  CHECK(small[99] == 7);
+  small.resize(std::size_t{2} << 20, 1);  // 8 MiB of ints: grows into a huge-page block
+  CHECK(small[99] == 7);
+  CHECK(small.back() == 1);
 }
 
 // --- io/metrics_file, io/atomic_file

@@ -117,6 +117,12 @@ TEST_CASE("reduce_cells takes every owned cell once and no ghost, whatever the r
       g.dx[d] = 1.0;
     }
     Field4D f = g.allocate("test::f", 1);
+    {  // allocate() zero-fills, ghosts included
+      auto z = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.allocate("test::zero", 2));
+      double most = 0.0;
+      for (std::size_t e = 0; e < z.span(); ++e) most = std::max(most, std::abs(z.data()[e]));
+      CHECK(most == 0.0);
+    }
     // Owned cells: a value of their own; ghosts: 1e300, which any sum, min or max that took one would show.
     auto h = Kokkos::create_mirror_view(f);
     double sum = 0.0, lo = 1e308, hi = -1e308;

@@ -2,10 +2,13 @@
 // ru_maxrss is in kilobytes on Linux. Never throws: a missing value is reported as 0.
 #include "core/host_memory.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <string>
 
 namespace stratus {
@@ -39,6 +42,35 @@ double host_rss_high_water_bytes() {
 double host_rss_bytes() {
   const double rss = proc_status_bytes("VmRSS:");
   return rss >= 0.0 ? rss : 0.0;
+}
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (p != nullptr && end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+void* huge_page_allocate(std::size_t bytes) {
+  if (bytes < kHugeBlock) return ::operator new(bytes);
+  constexpr std::size_t kHuge = std::size_t{1} << 21;
+  const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);  // aligned_alloc wants a multiple
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  advise_huge_pages(p, rounded);
+  return p;
+}
+
+void huge_page_free(void* p, std::size_t bytes) noexcept {
+  if (bytes < kHugeBlock)
+    ::operator delete(p);
+  else
+    std::free(p);
 }
 
 }  // namespace stratus

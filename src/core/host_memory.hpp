@@ -1,7 +1,11 @@
 // Resident memory of this process on the host, as the kernel reports it: the current resident set and
 // its high-water mark since the process started. Linux first (/proc/self/status); elsewhere the high
-// water falls back to getrusage. Device memory is not counted here.
+// water falls back to getrusage. Device memory is not counted here. And a hint for large host arrays
+// about to be first touched: transparent huge pages.
 #pragma once
+
+#include <cstddef>
+#include <vector>
 
 namespace stratus {
 
@@ -11,5 +15,42 @@ double host_rss_high_water_bytes();
 
 /// Current resident set size of this process in bytes (VmRSS); 0 when it cannot be read.
 double host_rss_bytes();
+
+/// Asks the kernel to back the whole 2 MiB pages within [p, p + bytes) with transparent huge pages
+/// (madvise MADV_HUGEPAGE), for host memory not yet touched: the first touch then faults a page in 512
+/// times fewer times. On the development machine (a virtual machine whose kernel gives huge pages only on
+/// request) touching fresh 4 KiB pages ran at about 360 MB/s and 2 MiB pages at about 12 GB/s. A hint:
+/// nothing happens where the kernel has no such pages or refuses, and nothing changes but the speed.
+void advise_huge_pages(void* p, std::size_t bytes);
+
+/// Memory for HostBuffer: blocks of kHugeBlock bytes or more are aligned to 2 MiB and advised huge pages
+/// (advise_huge_pages) before anything touches them; smaller ones come from operator new. Throws
+/// std::bad_alloc.
+constexpr std::size_t kHugeBlock = std::size_t{4} << 20;
+void* huge_page_allocate(std::size_t bytes);
+void huge_page_free(void* p, std::size_t bytes) noexcept;
+
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(huge_page_allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { huge_page_free(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const HugePageAllocator<U>&) const noexcept {
+    return false;
+  }
+};
+
+/// A host buffer that may grow large (the rows of a trajectory frame or of a checkpoint): its first touch
+/// takes huge pages where the kernel gives them.
+template <class T>
+using HostBuffer = std::vector<T, HugePageAllocator<T>>;
 
 }  // namespace stratus

@@ -116,8 +116,8 @@ class H5mdWriter {
   double seconds_ = 0.0, bytes_ = 0.0;
   // A frame's buffers, kept for the next one (see scratch() in io/row_exchange.hpp).
   RowRouter rows_;
-  std::vector<double> pos_, vel_, force_, charges_;
-  std::vector<int> types_, images_;
+  HostBuffer<double> pos_, vel_, force_, charges_;
+  HostBuffer<int> types_, images_;
 };
 
 }  // namespace stratus

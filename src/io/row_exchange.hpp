@@ -10,17 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "core/host_memory.hpp"
+
 namespace stratus {
 
 /// At least n elements in v, for a buffer that is overwritten before it is read: grown (with 1/8 to
 /// spare, so that counts that drift by a few atoms between frames do not reallocate each time) without
 /// copying what it held, never shrunk. Only growth touches new memory: on a virtual machine of the
 /// development class a frame's buffers allocated afresh (the kernel mapping and zeroing them page by
-/// page) took most of the time of an H5MD frame of 256k atoms.
-template <class T>
-T* scratch(std::vector<T>& v, std::size_t n) {
+/// page) took most of the time of an H5MD frame of 256k atoms; a HostBuffer's growth takes huge pages.
+template <class T, class A>
+T* scratch(std::vector<T, A>& v, std::size_t n) {
   if (v.size() < n) {
-    std::vector<T>().swap(v);
+    std::vector<T, A>().swap(v);
     v.resize(n + n / 8);
   }
   return v.data();
@@ -32,7 +34,7 @@ struct RowBlock {
   long long row0 = 0;
   std::size_t count = 0;
   std::size_t bytes = 0;
-  std::vector<char> data;  // at least count * bytes
+  HostBuffer<char> data;  // at least count * bytes
   const char* record(std::size_t j) const { return data.data() + j * bytes; }
 };
 
@@ -47,8 +49,8 @@ class RowRouter {
                         const std::function<void(std::size_t, char*)>& pack, const std::string& where);
 
  private:
-  std::vector<char> send_, recv_, seen_;
-  std::vector<int> owner_;
+  HostBuffer<char> send_, recv_, seen_;
+  HostBuffer<int> owner_;
   RowBlock block_;
 };
 
