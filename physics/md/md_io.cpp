@@ -371,8 +371,8 @@ void MDSimulation::write_data_rows(MPI_Comm comm, const std::string& path, const
       },
       "data file '" + path + "': ");
   std::string atoms_text, vel_text;
-  atoms_text.reserve(rows.count * (has_charges_ ? 100 : 80));
-  vel_text.reserve(rows.count * 64);
+  atoms_text.reserve(rows.count * data_text::kAtomLineMax);
+  vel_text.reserve(rows.count * data_text::kVelocityLineMax);
   for (std::size_t j = 0; j < rows.count; ++j) {
     Record r;
     std::memcpy(&r, rows.record(j), sizeof r);

@@ -4,6 +4,7 @@
 // lengths in sigma, masses in m, temperatures in epsilon / kB with kB = 1).
 #pragma once
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,11 @@ std::string head(const AtomData& meta, std::size_t natoms);
 void atom_line(std::string& out, long long id, int type, const double* q, const double x[3], const int image[3]);
 /// Appends `id vx vy vz` and a newline.
 void velocity_line(std::string& out, long long id, const double v[3]);
+/// The most characters atom_line (charged or not) and velocity_line append: a double takes at most 24
+/// ("-2.2250738585072014e-308"), a long long 20, an int 11, each with its separator. Reserving
+/// lines x bound keeps a text from being copied as it grows (only the pages written are touched).
+constexpr std::size_t kAtomLineMax = 21 + 12 + 25 + 3 * 25 + 3 * 12;
+constexpr std::size_t kVelocityLineMax = 21 + 3 * 25;
 inline constexpr const char* kVelocitiesHeading = "\nVelocities\n\n";
 }  // namespace data_text
 
