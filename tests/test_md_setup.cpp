@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -311,6 +312,28 @@ TEST_CASE("LAMMPS data file round trip is bit-exact", "[md]") {
       CHECK(same_bits(hv(i, c), a.v[i][c]));
     }
   }
+}
+
+TEST_CASE("a data file line never outgrows the bound its text is reserved by", "[md]") {
+  // The longest numbers each field can take: 24 characters of a double, 20 of a long long, 11 of an int.
+  namespace dt = stratus::md::data_text;
+  const double wide[] = {-2.2250738585072014e-308, -1.7976931348623157e308, -4.9406564584124654e-324,
+                         -0.1234567890123456789, -1.0 / 3.0};
+  const long long id = std::numeric_limits<long long>::min();
+  const int type = std::numeric_limits<int>::min();
+  std::size_t atom_most = 0, velocity_most = 0;
+  for (const double a : wide) {
+    const double x[3] = {a, a, a};
+    const int image[3] = {type, type, type};
+    std::string line;
+    dt::atom_line(line, id, type, &a, x, image);
+    atom_most = std::max(atom_most, line.size());
+    line.clear();
+    dt::velocity_line(line, id, x);
+    velocity_most = std::max(velocity_most, line.size());
+  }
+  CHECK(atom_most == dt::kAtomLineMax);  // the bound is reached: it is neither loose nor short
+  CHECK(velocity_most == dt::kVelocityLineMax);
 }
 
 TEST_CASE("A hand-written file in write_data's layout parses", "[md]") {
