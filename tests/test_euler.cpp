@@ -131,6 +131,28 @@ TEST_CASE("fields are bitwise identical for every decomposition and on one rank"
   }
 }
 
+TEST_CASE("the flux field is there where the flux kernels run, and counted in the memory estimate", "[euler][mpi]") {
+  const std::vector<std::string> keys = {"euler.case=thermal", "grid.nx=16", "grid.ny=1", "grid.nz=8",
+                                         "grid.length=2000 1 1000"};
+  auto line = make(keys);  // CPUs: the line kernels, no flux field
+  auto unsplit = make({keys[0], keys[1], keys[2], keys[3], keys[4], "euler.splitting=unsplit"});
+  CHECK(unsplit->memory_bytes() > line->memory_bytes());  // the flux field (and the RK registers)
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  if (!gpu_paths()) {
+    // Without the field the flux kernels refuse to run, rather than write through an empty view.
+    CHECK_THROWS_AS(line->face_fluxes(line->state(), 0, 1.0), Error);
+    const LocalGrid& g = line->grid();
+    const double field = 8.0 * climate::kEulerVars * g.extent(0) * g.extent(1) * g.extent(2);
+    const double before = line->memory_bytes();
+    line->set_line_kernels(false);  // allocates it
+    CHECK(line->memory_bytes() == before + field);
+    line->set_line_kernels(true);  // kept, and still counted
+    CHECK(line->memory_bytes() == before + field);
+    CHECK_NOTHROW(line->face_fluxes(line->state(), 0, 1.0));
+  }
+#endif
+}
+
 TEST_CASE("the line kernels and the flux kernels of the split stages give the same bits", "[euler][mpi]") {
   // The CPU default (one pass per stage, fluxes in a local buffer, x-z runs without the v momentum) and
   // the GPU default (face fluxes through memory, then the update) evaluate the same faces from the same

@@ -61,7 +61,10 @@ std::string Euler::describe() const {
   return os.str();
 }
 
-double Euler::memory_bytes() const { return grid_memory_bytes((uses_flux_kernels() ? 4 : 3) * kEulerVars + 6); }
+double Euler::memory_bytes() const {
+  const bool flux = uses_flux_kernels() || flux_.extent(0) > 0;
+  return grid_memory_bytes((flux ? 4 : 3) * kEulerVars + 6);
+}
 
 void Euler::set_line_kernels(bool on) {
   line_kernels_ = on;

@@ -89,7 +89,13 @@ class Euler : public GridPhysics {
   EulerParams p_;
   // flux_: face fluxes of one direction, at the face below/left; allocated only for the flux kernels.
   Field4D tmp_, tmp2_, flux_, out_;
-  bool uses_flux_kernels() const { return !line_kernels_ || p_.splitting == EulerSplitting::unsplit; }
+  bool uses_flux_kernels() const {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    return true;  // the line kernels are compiled on CPUs only
+#else
+    return !line_kernels_ || p_.splitting == EulerSplitting::unsplit;
+#endif
+  }
   void allocate_flux();
   bool line_kernels_ = !gpu_paths();  // compiled on CPUs only
   // Whether the v momentum may be non-zero (-1: not yet known). Found once, at the first split step after

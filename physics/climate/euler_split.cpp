@@ -244,6 +244,7 @@ void line_stage(const EulerStageArgs& a, int dir, bool v_active) {
 #endif
 
 void Euler::face_fluxes(const Field4D& s, int dir, double hv_dt) const {
+  STRATUS_REQUIRE(flux_.extent(0) > 0, "Euler::face_fluxes before the flux field was allocated (set_line_kernels)");
   const LocalGrid g = grid_;
   const double inv_dx = 1.0 / g.dx[dir];
   const double hv = fv::hyperviscosity(p_.hv_beta, g.dx[dir], hv_dt);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
 #include <vector>
 
 namespace stratus {
@@ -36,7 +37,11 @@ struct HugePageAllocator {
   HugePageAllocator() = default;
   template <class U>
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(huge_page_allocate(n * sizeof(T))); }
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new serves the small blocks");
+  T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / 2 / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(huge_page_allocate(n * sizeof(T)));
+  }
   void deallocate(T* p, std::size_t n) noexcept { huge_page_free(p, n * sizeof(T)); }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {

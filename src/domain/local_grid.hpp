@@ -95,19 +95,19 @@ struct CellRowsReduce {
   using value_type = T;
   static constexpr int kLanes = 8;
   F f;
-  J join;  // the reducer (init and join), or SumJoin
+  J op;  // the reducer (init and join), or SumJoin; not named join, which Kokkos would take for the functor's
   int i0, i1, j0, nj, k0;
   __attribute__((flatten)) void operator()(int r, T& v) const {
     const int j = j0 + r % nj, k = k0 + r / nj;
     T part[kLanes];
-    for (int l = 0; l < kLanes; ++l) join.init(part[l]);
+    for (int l = 0; l < kLanes; ++l) op.init(part[l]);
     int i = i0;
     for (; i + kLanes <= i1; i += kLanes) {
 #pragma omp simd
       for (int l = 0; l < kLanes; ++l) f(i + l, j, k, part[l]);
     }
     for (; i < i1; ++i) f(i, j, k, part[i % kLanes]);
-    for (int l = 0; l < kLanes; ++l) join.join(v, part[l]);
+    for (int l = 0; l < kLanes; ++l) op.join(v, part[l]);
   }
 };
 }  // namespace detail
