@@ -12,19 +12,9 @@
 
 #include "core/error.hpp"
 #include "io/row_exchange.hpp"
+#include "mpi_world.hpp"
 
 namespace {
-
-int rank_of(MPI_Comm c) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-int size_of(MPI_Comm c) {
-  int s = 1;
-  MPI_Comm_size(c, &s);
-  return s;
-}
 
 // The ids a rank holds: scattered over the ranks (id * 7 mod P), in descending order.
 std::vector<long long> held_ids(long long natoms, int rank, int size) {
@@ -43,7 +33,7 @@ struct Record {
 
 TEST_CASE("RowRouter brings every record to the rank of its row, in row order", "[io][mpi]") {
   const MPI_Comm comm = MPI_COMM_WORLD;
-  const int rank = rank_of(comm), size = size_of(comm);
+  const int rank = stratus::test::world_rank(), size = stratus::test::world_size();
   stratus::RowRouter router;
   for (const long long natoms : {1LL, 7LL, 1000LL, 1003LL, 250LL}) {  // the buffers kept and regrown
     INFO(natoms << " atoms");
@@ -70,7 +60,7 @@ TEST_CASE("RowRouter brings every record to the rank of its row, in row order", 
 
 TEST_CASE("RowRouter counts an id given twice once, on every rank", "[io][mpi]") {
   const MPI_Comm comm = MPI_COMM_WORLD;
-  const int rank = rank_of(comm), size = size_of(comm);
+  const int rank = stratus::test::world_rank(), size = stratus::test::world_size();
   const long long natoms = 100;
   // An id of the last rank's block that the last rank holds, given again by rank 0: at one rank a
   // duplicate among the rows placed in place, at more a placed row met again in the exchange.

@@ -104,10 +104,15 @@ void Euler::set_initial_state() {
   auto hpi = Kokkos::create_mirror_view(hy_pressure_int_);
   const double dz = grid_.dx[2];
   auto height_of_face = [&](int k) { return (grid_.offset[2] + k - grid_.ng[2]) * dz; };
+  // The background at the 3 quadrature heights of every level, kept for the initial state below: it does
+  // not vary along x or y (two power laws per point, which evaluated again at every quadrature point of
+  // every cell took most of the start of a 3D run).
+  std::vector<double> qr(3 * static_cast<std::size_t>(nk)), qt(qr.size());
   for (int k = 0; k < nk; ++k) {
     hc(k) = htc(k) = 0.0;
     for (int q = 0; q < 3; ++q) {
-      double hr, ht;
+      double& hr = qr[3 * k + q];
+      double& ht = qt[3 * k + q];
       euler_background(c, height_of_face(k) + kQp[q] * dz, hr, ht);
       hc(k) += hr * kQw[q];
       htc(k) += hr * ht * kQw[q];
@@ -136,12 +141,6 @@ void Euler::set_initial_state() {
   const int nqy = yq ? 3 : 1;
   auto h = Kokkos::create_mirror_view(state_);
   Kokkos::deep_copy(h, 0.0);
-  // The background at the 3 quadrature heights of every level, once: it does not vary along x or y (two
-  // power laws per point, which evaluated at every point of every cell took most of the start of a 3D run).
-  std::vector<double> qr(3 * static_cast<std::size_t>(nk)), qt(qr.size());
-  for (int k = grid_.ng[2]; k < grid_.ng[2] + grid_.n[2]; ++k)
-    for (int qz = 0; qz < 3; ++qz)
-      euler_background(c, height_of_face(k) + kQp[qz] * dz, qr[3 * k + qz], qt[3 * k + qz]);
   for (int k = grid_.ng[2]; k < grid_.ng[2] + grid_.n[2]; ++k)
     for (int j = grid_.ng[1]; j < grid_.ng[1] + grid_.n[1]; ++j)
       for (int i = grid_.ng[0]; i < grid_.ng[0] + grid_.n[0]; ++i) {

@@ -14,6 +14,8 @@
 namespace stratus {
 namespace {
 
+constexpr std::size_t kHugePage = std::size_t{1} << 21;  // 2 MiB, the transparent huge page of x86-64
+
 /// The value of `field` ("VmHWM:") in /proc/self/status in bytes, or -1 when absent.
 double proc_status_bytes(const char* field) {
   std::ifstream in("/proc/self/status");
@@ -46,7 +48,7 @@ double host_rss_bytes() {
 
 void advise_huge_pages(void* p, std::size_t bytes) {
 #ifdef MADV_HUGEPAGE
-  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+  constexpr std::uintptr_t kHuge = kHugePage;
   const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
   if (p != nullptr && end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
@@ -58,9 +60,8 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 
 void* huge_page_allocate(std::size_t bytes) {
   if (bytes < kHugeBlock) return ::operator new(bytes);
-  constexpr std::size_t kHuge = std::size_t{1} << 21;
-  const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);  // aligned_alloc wants a multiple
-  void* p = std::aligned_alloc(kHuge, rounded);
+  const std::size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);  // aligned_alloc wants a multiple
+  void* p = std::aligned_alloc(kHugePage, rounded);
   if (p == nullptr) throw std::bad_alloc();
   advise_huge_pages(p, rounded);
   return p;
