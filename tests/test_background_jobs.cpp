@@ -1,7 +1,8 @@
-// Tests of io/background_jobs: jobs run one at a time in the order given, submit() waits for the job in
-// flight, a job's exception comes back once, as its own type, from the next wait() or submit() (and a
-// job submitted then does not run), the thread never takes the stop signals, and the destructor waits
-// for the job in flight without throwing. Built into test_grid_output (the snapshot writer's thread).
+// Tests of io/background_jobs: jobs run one at a time in the order given, submit() waits for room (with
+// depth 1 for the job in flight, with depth 3 for the oldest of three), a job's exception comes back
+// once, as its own type, from the first call that waited for the failed job (and the jobs after it do not
+// run), the thread never takes the stop signals, and the destructor waits for the jobs in flight without
+// throwing. Built into test_grid_output (the snapshot writer's thread).
 #include <pthread.h>
 
 #include <atomic>
@@ -92,4 +93,58 @@ TEST_CASE("destroying background jobs waits for the job in flight", "[io]") {
     });
   }
   CHECK(done);
+}
+
+TEST_CASE("with depth 3, two jobs queue behind a running one, and make_room() waits for the oldest", "[io]") {
+  REQUIRE_THROWS(stratus::BackgroundJobs(0));
+  stratus::BackgroundJobs jobs(3);
+  CHECK(jobs.idle());
+  std::atomic<bool> release{false}, first_done{false};
+  std::vector<int> order;  // touched by one job at a time, read here after wait()
+  jobs.submit([&] {
+    while (!release) pause_ms(1);
+    first_done = true;
+    order.push_back(0);
+  });
+  // Room for two more while the first runs: neither submit() waits for it.
+  jobs.submit([&] { order.push_back(1); });
+  jobs.submit([&] { order.push_back(2); });
+  CHECK_FALSE(first_done);
+  CHECK_FALSE(jobs.idle());
+  std::thread releaser([&] {
+    pause_ms(30);
+    release = true;
+  });
+  jobs.make_room();  // three in flight: returns once the first has ended
+  CHECK(first_done);
+  releaser.join();
+  jobs.submit([&] { order.push_back(3); });
+  jobs.wait();
+  CHECK(jobs.idle());
+  CHECK(order == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("with depth 3, a job's error comes back from the call that waited for it, and its followers never run",
+          "[io]") {
+  stratus::BackgroundJobs jobs(3);
+  std::atomic<int> ran{0};
+  std::atomic<bool> failing{false};
+  jobs.submit([&] {
+    failing = true;
+    throw JobFailed("disk full");
+  });
+  // The first has failed (or is about to) before the next two calls, which do not wait for it: they do
+  // not throw, and their jobs, given after its failure or queued after it, do not run.
+  while (!failing) pause_ms(1);
+  pause_ms(20);
+  CHECK_NOTHROW(jobs.submit([&] { ++ran; }));
+  CHECK_NOTHROW(jobs.submit([&] { ++ran; }));
+  // Three in flight: this waits for the first, and so reports it.
+  REQUIRE_THROWS_AS(jobs.make_room(), JobFailed);
+  CHECK(jobs.idle());
+  CHECK(ran == 0);
+  jobs.make_room();  // reported once
+  jobs.submit([&] { ++ran; });
+  jobs.wait();
+  CHECK(ran == 1);
 }
