@@ -244,3 +244,55 @@ TEST_CASE("A trajectory frame that fails in the background fails the next call, 
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("A first trajectory frame that fails in the background is made again, and no frame runs after it",
+          "[md][io]") {
+  const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
+  const std::string dir = run_name("test_md_background_first");
+  // A file where the output directory should be: the first frame cannot create its files.
+  if (world_rank() == 0) std::ofstream(dir) << "not a directory\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  MDSimulation sim(p, MPI_COMM_WORLD);
+  sim.initialize();
+  sim.set_background_output(true);
+  Clock clock;
+  // Three frames handed over (the two after the first queued behind it or dropped after it), then the
+  // wait: the error comes back once, at the same call on every rank, whenever the first failed.
+  int failed_at = -1, errors = 0;
+  for (int call = 0; call < 4; ++call) {
+    try {
+      if (call < 3)
+        sim.write_snapshot(clock, dir, "t");
+      else
+        sim.finish_output();
+    } catch (const Error& e) {
+      CHECK_THAT(e.what(), Catch::Contains(dir));
+      failed_at = call;
+      ++errors;
+    }
+    if (call < 2) md_step(sim, clock, p.dt);
+  }
+  CHECK(errors == 1);
+  int range[2] = {failed_at, -failed_at};
+  MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(range[0] == -range[1]);
+  // The directory made good: the next frame is a first frame again, with the trajectory and its data
+  // file, and no frame from before it.
+  if (world_rank() == 0) std::filesystem::remove(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  sim.write_snapshot(clock, dir, "t");
+  md_step(sim, clock, p.dt);
+  sim.write_snapshot(clock, dir, "t");
+  sim.finish_output();
+  if (world_rank() == 0) {
+    CHECK(file_bytes(dir + "/t.data").find("\nVelocities\n") != std::string::npos);
+    const hid_t f = H5Fopen((dir + "/t.h5md").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    std::vector<hsize_t> dims;
+    const std::vector<double> steps = read_all(f, "/particles/all/position/step", dims);
+    CHECK(steps == std::vector<double>{2.0, 3.0});
+    H5Fclose(f);
+    std::filesystem::remove_all(dir);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}

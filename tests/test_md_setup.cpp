@@ -325,12 +325,9 @@ TEST_CASE("a data file line never outgrows the bound its text is reserved by", "
   for (const double a : wide) {
     const double x[3] = {a, a, a};
     const int image[3] = {type, type, type};
-    std::string line;
-    dt::atom_line(line, id, type, &a, x, image);
-    atom_most = std::max(atom_most, line.size());
-    line.clear();
-    dt::velocity_line(line, id, x);
-    velocity_most = std::max(velocity_most, line.size());
+    char line[dt::kAtomLineMax + dt::kLineSlack];
+    atom_most = std::max(atom_most, static_cast<std::size_t>(dt::atom_line(line, id, type, &a, x, image) - line));
+    velocity_most = std::max(velocity_most, static_cast<std::size_t>(dt::velocity_line(line, id, x) - line));
   }
   CHECK(atom_most == dt::kAtomLineMax);  // the bound is reached: it is neither loose nor short
   CHECK(velocity_most == dt::kVelocityLineMax);

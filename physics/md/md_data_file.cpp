@@ -282,11 +282,12 @@ namespace data_text {
 namespace {
 
 template <class T>
-void put(std::string& out, T v) {
-  char text[32];
-  const auto r = std::to_chars(text, text + sizeof text, v);
-  out.append(text, r.ptr);
-  out += ' ';
+char* put(char* out, T v) {
+  // The values that end a line are within its bound (kAtomLineMax, kVelocityLineMax), so the 32 bytes
+  // given here may pass the end of the caller's buffer only by the slack it keeps (kLineSlack).
+  out = std::to_chars(out, out + 32, v).ptr;
+  *out = ' ';
+  return out + 1;
 }
 
 }  // namespace
@@ -311,19 +312,21 @@ std::string head(const AtomData& meta, std::size_t natoms) {
   return out;
 }
 
-void atom_line(std::string& out, long long id, int type, const double* q, const double x[3], const int image[3]) {
-  put(out, id);
-  put(out, type);
-  if (q) put(out, *q);
-  for (int d = 0; d < 3; ++d) put(out, x[d]);
-  for (int d = 0; d < 3; ++d) put(out, image[d]);
-  out.back() = '\n';
+char* atom_line(char* out, long long id, int type, const double* q, const double x[3], const int image[3]) {
+  out = put(out, id);
+  out = put(out, type);
+  if (q) out = put(out, *q);
+  for (int d = 0; d < 3; ++d) out = put(out, x[d]);
+  for (int d = 0; d < 3; ++d) out = put(out, image[d]);
+  out[-1] = '\n';
+  return out;
 }
 
-void velocity_line(std::string& out, long long id, const double v[3]) {
-  put(out, id);
-  for (int d = 0; d < 3; ++d) put(out, v[d]);
-  out.back() = '\n';
+char* velocity_line(char* out, long long id, const double v[3]) {
+  out = put(out, id);
+  for (int d = 0; d < 3; ++d) out = put(out, v[d]);
+  out[-1] = '\n';
+  return out;
 }
 
 }  // namespace data_text
@@ -350,15 +353,16 @@ void write_lammps_data(const std::string& path, const AtomData& atoms) {
       text.clear();
     }
   };
+  char line[data_text::kAtomLineMax + data_text::kLineSlack];
   for (std::size_t i = 0; i < n; ++i) {
-    data_text::atom_line(text, atoms.id[i], atoms.type[i], charged ? &atoms.q[i] : nullptr, atoms.x[i].data(),
-                         atoms.image[i].data());
+    text.append(line, data_text::atom_line(line, atoms.id[i], atoms.type[i], charged ? &atoms.q[i] : nullptr,
+                                           atoms.x[i].data(), atoms.image[i].data()));
     flush(false);
   }
   if (atoms.has_velocities) {
     text += data_text::kVelocitiesHeading;
     for (std::size_t i = 0; i < n; ++i) {
-      data_text::velocity_line(text, atoms.id[i], atoms.v[i].data());
+      text.append(line, data_text::velocity_line(line, atoms.id[i], atoms.v[i].data()));
       flush(false);
     }
   }

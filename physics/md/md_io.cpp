@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "comm/gather_records.hpp"
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/log.hpp"
 #include "io/checkpoint.hpp"
 #include "io/posix_io.hpp"
@@ -30,10 +32,12 @@ namespace stratus::md {
 namespace {
 
 /// Rows 0 .. n - 1 of a per-atom device array into `out` on the host, row after row (n x components
-/// values): one copy (the rows are contiguous), into memory that `out` keeps for the next call.
-template <class V>
-void host_rows(const V& a, int n, std::vector<typename V::non_const_value_type>& out) {
+/// values): one copy (the rows are contiguous), into memory that `out` (a std::vector or a HostBuffer)
+/// keeps for the next call.
+template <class V, class Out>
+void host_rows(const V& a, int n, Out& out) {
   static_assert(V::rank == 1 || std::is_same_v<typename V::array_layout, Kokkos::LayoutRight>, "rows contiguous");
+  static_assert(std::is_same_v<typename Out::value_type, typename V::non_const_value_type>, "same values");
   const std::size_t ncomp = V::rank == 1 ? 1 : a.extent(1);
   out.resize(static_cast<std::size_t>(n) * ncomp);
   if (n == 0) return;
@@ -44,6 +48,21 @@ void host_rows(const V& a, int n, std::vector<typename V::non_const_value_type>&
   else
     Kokkos::deep_copy(Host(out.data(), n), Kokkos::subview(a, rows, Kokkos::ALL));
 }
+
+/// Bytes for text about to be written, left uninitialised (only the pages written are touched), from
+/// huge_page_allocate: a block of 4 MiB or more takes huge pages at its first touch.
+class TextBuffer {
+ public:
+  explicit TextBuffer(std::size_t bytes) : bytes_(bytes), p_(static_cast<char*>(huge_page_allocate(bytes))) {}
+  TextBuffer(const TextBuffer&) = delete;
+  TextBuffer& operator=(const TextBuffer&) = delete;
+  ~TextBuffer() { huge_page_free(p_, bytes_); }
+  char* data() const { return p_; }
+
+ private:
+  std::size_t bytes_;
+  char* p_;
+};
 
 template <class V>
 std::vector<typename V::non_const_value_type> host_rows(const V& a, int n) {
@@ -88,9 +107,9 @@ AtomData MDSimulation::gather() const {
   const int n = atoms_.n_local;
   HostRows h;
   copy_host_rows(atoms_, n, true, false, h);
-  const std::vector<long long>& id = h.id;
-  const std::vector<int>&type = h.type, &image = h.image;
-  const std::vector<double>&x = h.x, &v = h.v, &q = h.q;
+  const auto& id = h.id;
+  const auto &type = h.type, &image = h.image;
+  const auto &x = h.x, &v = h.v, &q = h.q;
   // One record of kRec doubles per atom: id, type, x, v, image, q (all exact in a double).
   constexpr std::size_t kRec = 12;
   std::vector<double> send(static_cast<std::size_t>(n) * kRec);
@@ -296,16 +315,22 @@ void MDSimulation::finish_output() {
 
 double MDSimulation::write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) {
   if (!p_.trajectory) return 0.0;
-  // The frame before this one may still be reading frame_, and its error belongs to the caller before
-  // anything else is written.
-  output_jobs_.wait();
+  // In the background, up to three frames are in flight, each with rows of its own (frames_): this one's
+  // are copied once the frame that last used them has ended, and the error of a frame that failed belongs
+  // to the caller before anything else is written. The first frame's files (the data file above all) take
+  // longer than a frame; the frames after it no longer wait for them.
+  output_jobs_.make_room();
+  if (background_output_) frame_slot_ = (frame_slot_ + 1) % frames_.size();
+  HostRows& rows = frames_[background_output_ ? frame_slot_ : 0];
   const H5mdSpec spec = trajectory_spec();
-  // A first frame that failed is made again, files and all.
-  const bool first = !trajectory_ || trajectory_->frames() == 0;
+  // The first frame: none in flight and none written (a first frame that failed is made again, files and
+  // all). A frame handed over while others are in flight follows one that succeeds, or is dropped with
+  // it (BackgroundJobs), so it is never the first.
+  const bool first = output_jobs_.idle() && (!trajectory_ || trajectory_->frames() == 0);
   // The forces are current either way; keep the energies too.
   if (p_.trajectory_forces && !ev_current_) compute_forces(true);
   // The first frame's rows also make the data file, which holds velocities.
-  copy_host_rows(atoms_, atoms_.n_local, p_.trajectory_velocities || first, p_.trajectory_forces, frame_);
+  copy_host_rows(atoms_, atoms_.n_local, p_.trajectory_velocities || first, p_.trajectory_forces, rows);
   const long step = clock.step;
   const double time = clock.time;
   // A restarted run continues in a file of its own, so that the frames before the restart are kept.
@@ -313,15 +338,14 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
   if (restarted_at_ >= 0) std::snprintf(tag, sizeof tag, "_from_%08ld", restarted_at_);
   const std::string stem = output_dir + "/" + name + tag;
   const MPI_Comm comm = background_output_ ? output_comm_ : pc_->comm();
-  auto write = [this, spec, first, step, time, stem, comm] {
+  auto write = [this, &rows, spec, first, step, time, stem, comm] {
     if (first) {
       trajectory_ = std::make_unique<H5mdWriter>(comm, stem + ".h5md", spec);
       // Its topology: the atoms of the first frame as a LAMMPS data file of the same stem, which analysis
       // tools load beside the trajectory (MDAnalysis: Universe("NAME.data", "NAME.h5md")).
-      write_data_rows(comm, stem + ".data", frame_);
+      write_data_rows(comm, stem + ".data", rows);
     }
-    const HostRows& r = frame_;
-    trajectory_->write_frame(step, time, r.id, r.x, r.v, r.f, r.type, r.q, r.image);
+    trajectory_->write_frame(step, time, rows.id, rows.x, rows.v, rows.f, rows.type, rows.q, rows.image);
   };
   if (background_output_)
     output_jobs_.submit(write);
@@ -348,9 +372,9 @@ void MDSimulation::write_data_to(const std::string& path) {
 void MDSimulation::write_data_rows(MPI_Comm comm, const std::string& path, const HostRows& h) const {
   int rank = 0;
   STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  const std::vector<long long>& id = h.id;
-  const std::vector<int>&type = h.type, &image = h.image;
-  const std::vector<double>&x = h.x, &v = h.v, &q = h.q;
+  const auto& id = h.id;
+  const auto &type = h.type, &image = h.image;
+  const auto &x = h.x, &v = h.v, &q = h.q;
   struct Record {
     double x[3], v[3], q;
     int type, image[3];
@@ -370,16 +394,20 @@ void MDSimulation::write_data_rows(MPI_Comm comm, const std::string& path, const
         std::memcpy(p, &r, sizeof r);
       },
       "data file '" + path + "': ");
-  std::string atoms_text, vel_text;
-  atoms_text.reserve(rows.count * data_text::kAtomLineMax);
-  vel_text.reserve(rows.count * data_text::kVelocityLineMax);
+  // Formatted into buffers of the bound's size, which take huge pages at their first touch (TextBuffer):
+  // on 4 KiB pages the first touch of 34 MB of text (256k atoms) cost more than half its formatting.
+  const TextBuffer atoms_buf(rows.count * data_text::kAtomLineMax + data_text::kLineSlack);
+  const TextBuffer vel_buf(rows.count * data_text::kVelocityLineMax + data_text::kLineSlack);
+  char *a = atoms_buf.data(), *vl = vel_buf.data();
   for (std::size_t j = 0; j < rows.count; ++j) {
     Record r;
     std::memcpy(&r, rows.record(j), sizeof r);
     const long long atom = rows.row0 + static_cast<long long>(j) + 1;
-    data_text::atom_line(atoms_text, atom, r.type, has_charges_ ? &r.q : nullptr, r.x, r.image);
-    data_text::velocity_line(vel_text, atom, r.v);
+    a = data_text::atom_line(a, atom, r.type, has_charges_ ? &r.q : nullptr, r.x, r.image);
+    vl = data_text::velocity_line(vl, atom, r.v);
   }
+  const std::string_view atoms_text(atoms_buf.data(), static_cast<std::size_t>(a - atoms_buf.data()));
+  const std::string_view vel_text(vel_buf.data(), static_cast<std::size_t>(vl - vel_buf.data()));
   const std::string head = rank == 0 ? data_text::head(no_atoms(), static_cast<std::size_t>(natoms_)) : std::string();
 
   // Where each part goes: the head, every rank's Atoms lines in rank order, the Velocities heading, every
@@ -408,7 +436,7 @@ void MDSimulation::write_data_rows(MPI_Comm comm, const std::string& path, const
   agree_or_throw(comm, err.empty(), err);
   if (rank != 0) fd = ::open(tmp.c_str(), O_WRONLY | O_CLOEXEC);
   int e = fd < 0 ? errno : 0;
-  const auto put = [&](const std::string& text, long long at) {
+  const auto put = [&](std::string_view text, long long at) {
     if (e == 0 && !text.empty()) e = posix_io::write_all(fd, text.data(), text.size(), static_cast<off_t>(at));
   };
   put(head, 0);

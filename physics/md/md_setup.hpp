@@ -88,15 +88,18 @@ void write_lammps_data(const std::string& path, const AtomData& atoms);
 namespace data_text {
 /// Title, counts, box, Masses and the Atoms heading, from meta's box, types, masses and has_charges.
 std::string head(const AtomData& meta, std::size_t natoms);
-/// Appends `id type [q] x y z ix iy iz` (q where not null: atom style charge) and a newline.
-void atom_line(std::string& out, long long id, int type, const double* q, const double x[3], const int image[3]);
-/// Appends `id vx vy vz` and a newline.
-void velocity_line(std::string& out, long long id, const double v[3]);
-/// The most characters atom_line (charged or not) and velocity_line append: a double takes at most 24
-/// ("-2.2250738585072014e-308"), a long long 20, an int 11, each with its separator. Reserving
-/// lines x bound keeps a text from being copied as it grows (only the pages written are touched).
+/// Writes `id type [q] x y z ix iy iz` (q where not null: atom style charge) and a newline at `out`;
+/// returns the end. At most kAtomLineMax characters, in a buffer with kLineSlack bytes to spare after them.
+char* atom_line(char* out, long long id, int type, const double* q, const double x[3], const int image[3]);
+/// Writes `id vx vy vz` and a newline at `out`; returns the end. At most kVelocityLineMax characters, in a
+/// buffer with kLineSlack bytes to spare after them.
+char* velocity_line(char* out, long long id, const double v[3]);
+/// The most characters atom_line (charged or not) and velocity_line write: a double takes at most 24
+/// ("-2.2250738585072014e-308"), a long long 20, an int 11, each with its separator. A buffer of
+/// lines x bound (plus kLineSlack) holds a text without growing.
 constexpr std::size_t kAtomLineMax = 21 + 12 + 25 + 3 * 25 + 3 * 12;
 constexpr std::size_t kVelocityLineMax = 21 + 3 * 25;
+constexpr std::size_t kLineSlack = 32;
 inline constexpr const char* kVelocitiesHeading = "\nVelocities\n\n";
 }  // namespace data_text
 

@@ -164,10 +164,11 @@ class MDSimulation : public Simulation {
   /// Collective. Writes md.write_data (a LAMMPS data file) when set (md_io.cpp).
   void write_data_file();
   /// Host copies of the owned atoms' rows (a trajectory frame, a data file); f and v may be left empty.
+  /// (HostBuffers: a frame's large arrays take huge pages at their first touch.)
   struct HostRows {
-    std::vector<long long> id;
-    std::vector<int> type, image;
-    std::vector<double> x, v, f, q;
+    HostBuffer<long long> id;
+    HostBuffer<int> type, image;
+    HostBuffer<double> x, v, f, q;
   };
   /// Collective over comm: write_data_to() from rows already on the host.
   void write_data_rows(MPI_Comm comm, const std::string& path, const HostRows& rows) const;
@@ -190,7 +191,11 @@ class MDSimulation : public Simulation {
   std::unique_ptr<NeighborList> list_;
   std::unique_ptr<NoseHooverChain> nhc_;
   std::unique_ptr<H5mdWriter> trajectory_;
-  HostRows frame_;  // a trajectory frame's host copies, kept for the next frame
+  // The host copies of trajectory frames' rows, kept for the next frames: in the background one per frame
+  // in flight (80 bytes per owned atom each: ids, types, image flags, positions, velocities, charges; a
+  // frame is copied while the two before it may still be written), in the loop the first alone.
+  std::array<HostRows, 3> frames_;
+  unsigned frame_slot_ = 0;
   Particles atoms_;
   TypeMass mass_;
   std::vector<double> mass_host_;
@@ -208,7 +213,7 @@ class MDSimulation : public Simulation {
   // so that it ends first; the destructor waits for it before anything it uses goes).
   MPI_Comm output_comm_ = MPI_COMM_NULL;
   bool background_output_ = false;
-  BackgroundJobs output_jobs_;
+  BackgroundJobs output_jobs_{3};  // three trajectory frames in flight at most (frames_)
 };
 
 }  // namespace stratus::md

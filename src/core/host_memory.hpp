@@ -58,4 +58,24 @@ struct HugePageAllocator {
 template <class T>
 using HostBuffer = std::vector<T, HugePageAllocator<T>>;
 
+/// A read-only view of the values of a std::vector or a HostBuffer (C++17 has no std::span), for
+/// functions that take either: it holds no memory, and is valid while the vector is left alone.
+template <class T>
+class HostSpan {
+ public:
+  HostSpan() = default;
+  template <class Alloc>
+  HostSpan(const std::vector<T, Alloc>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT: implicit
+  const T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
+
+ private:
+  const T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 }  // namespace stratus

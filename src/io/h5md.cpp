@@ -258,10 +258,8 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const H5mdSpec& s
   seconds_ += MPI_Wtime() - t0;
 }
 
-void H5mdWriter::write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
-                             const std::vector<double>& v, const std::vector<double>& f,
-                             const std::vector<int>& species, const std::vector<double>& charge,
-                             const std::vector<int>& image) {
+void H5mdWriter::write_frame(long step, double time, HostSpan<long long> id, HostSpan<double> x, HostSpan<double> v,
+                             HostSpan<double> f, HostSpan<int> species, HostSpan<double> charge, HostSpan<int> image) {
   const double t0 = MPI_Wtime();
   const long long natoms = spec_.natoms;
   const std::size_t n = id.size();

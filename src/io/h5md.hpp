@@ -74,9 +74,8 @@ class H5mdWriter {
   /// box in a periodic direction are wrapped into it and their image flags adjusted to match. The species and charges
   /// of the first frame are the ones stored. Throws the same Error on every rank if any rank passes arrays of the wrong
   /// length or an id outside 1..natoms, or if the ids are not each of 1..natoms exactly once.
-  void write_frame(long step, double time, const std::vector<long long>& id, const std::vector<double>& x,
-                   const std::vector<double>& v, const std::vector<double>& f, const std::vector<int>& species,
-                   const std::vector<double>& charge = {}, const std::vector<int>& image = {});
+  void write_frame(long step, double time, HostSpan<long long> id, HostSpan<double> x, HostSpan<double> v,
+                   HostSpan<double> f, HostSpan<int> species, HostSpan<double> charge = {}, HostSpan<int> image = {});
 
   /// Rank 0 writes `<path without its extension>.xmf`: a temporal collection with one Polyvertex grid per
   /// frame written so far (geometry: the hyperslab [frame, 0:N, 0:3] of position/value, from the dataset

@@ -22,7 +22,7 @@ int row_owner(long long row, long long natoms, int nranks) {
 
 }  // namespace
 
-const RowBlock& RowRouter::route(MPI_Comm comm, long long natoms, const std::vector<long long>& id, std::size_t bytes,
+const RowBlock& RowRouter::route(MPI_Comm comm, long long natoms, HostSpan<long long> id, std::size_t bytes,
                                  const std::function<void(std::size_t, char*)>& pack, const std::string& where) {
   int rank = 0, size = 1;
   STRATUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));

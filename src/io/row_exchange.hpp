@@ -45,7 +45,7 @@ class RowRouter {
   /// every byte of the `bytes`-byte record of atom i. Throws the same Error on every rank, starting with
   /// `where`, when an id was given more than once (then as many rows are missing). The block stays valid
   /// until the next call.
-  const RowBlock& route(MPI_Comm comm, long long natoms, const std::vector<long long>& id, std::size_t bytes,
+  const RowBlock& route(MPI_Comm comm, long long natoms, HostSpan<long long> id, std::size_t bytes,
                         const std::function<void(std::size_t, char*)>& pack, const std::string& where);
 
  private:
