@@ -296,3 +296,22 @@ TEST_CASE("A first trajectory frame that fails in the background is made again, 
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }
+
+TEST_CASE("drop_output() waits for the frames in flight and drops their error", "[md][io]") {
+  const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
+  const std::string dir = run_name("test_md_drop_output");
+  if (world_rank() == 0) std::ofstream(dir) << "not a directory\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  {
+    MDSimulation sim(p, MPI_COMM_WORLD);
+    sim.initialize();
+    sim.set_background_output(true);
+    Clock clock;
+    sim.write_snapshot(clock, dir, "t");           // fails in the background
+    sim.drop_output();                             // on the way out of a failed run: no throw
+    CHECK(sim.background_output_seconds() > 0.0);  // the frame has ended
+    CHECK_NOTHROW(sim.finish_output());            // and its error is gone
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::filesystem::remove(dir);
+}
