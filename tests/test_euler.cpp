@@ -15,6 +15,7 @@
 #include "climate/euler_flux.hpp"
 #include "grid_physics_test.hpp"
 #include "mpi_call_counter.hpp"
+#include "mpi_world.hpp"
 
 using namespace stratus;
 using climate::Euler;
@@ -151,6 +152,26 @@ TEST_CASE("the flux field is there where the flux kernels run, and counted in th
     CHECK_NOTHROW(line->face_fluxes(line->state(), 0, 1.0));
   }
 #endif
+}
+
+TEST_CASE("the bytes an update must move follow the sweeps the run takes", "[euler][mpi]") {
+  // Split stepping: 3 doubles per variable, stage and direction (4 variables in x-z, 5 in 3D), but 2 per
+  // variable for all three x stages where the x sweep keeps them in cache (x periodic and not cut).
+  const std::vector<std::string> x_z = {"euler.case=thermal", "grid.nx=16", "grid.ny=1", "grid.nz=8",
+                                        "grid.length=2000 1 1000"};
+  const std::vector<std::string> three_d = {"euler.case=thermal", "grid.nx=8", "grid.ny=8", "grid.nz=8",
+                                            "grid.length=1000 1000 1000"};
+  auto with = [](std::vector<std::string> keys, const std::string& more) {
+    keys.push_back(more);
+    return keys;
+  };
+  const bool fused = !gpu_paths();  // the line kernels run on CPUs, and not under STRATUS_GPU_PATHS
+  CHECK(make(x_z)->bytes_per_update() == (fused ? 8.0 * 4 * (9 + 2) : 8.0 * 4 * 18));
+  CHECK(make(three_d)->bytes_per_update() == (fused ? 8.0 * 5 * (18 + 2) : 8.0 * 5 * 27));
+  // x cut across ranks: each x stage a pass of its own.
+  if (test::world_size() == 2) CHECK(make(with(x_z, "parallel.decomp=2 1 1"))->bytes_per_update() == 8.0 * 4 * 18);
+  // Unsplit SSP-RK3 (flux kernels): its own count.
+  CHECK(make(with(x_z, "euler.splitting=unsplit"))->bytes_per_update() == 8.0 * 3 * (20 * 2 + 5 + 20));
 }
 
 TEST_CASE("the line kernels and the flux kernels of the split stages give the same bits", "[euler][mpi]") {

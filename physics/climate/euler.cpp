@@ -239,9 +239,7 @@ void Euler::advance(const Clock& clock, double dt) {
     const bool v_active = v_active_ == 1;
     for (int n = 0; n < nd; ++n) {
       const int d = clock.step % 2 == 0 ? dirs[n] : dirs[nd - 1 - n];
-      split_stage(state_, state_, tmp_, dt / 3.0, d, v_active);
-      split_stage(state_, tmp_, tmp2_, dt / 2.0, d, v_active);
-      split_stage(state_, tmp2_, state_, dt, d, v_active);
+      split_sweep(d, dt, v_active);
     }
   } else {
     rk_->step(

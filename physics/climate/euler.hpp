@@ -32,6 +32,8 @@ constexpr double kC0 = 27.5629410929725921310572974482;     // p = C0 (rho theta
 /// Fields of the state.
 enum EulerVar { kDens = 0, kUmom = 1, kVmom = 2, kWmom = 3, kRhot = 4, kEulerVars = 5 };
 
+struct EulerStageArgs;  // what a line kernel captures (euler_split.cpp)
+
 class Euler : public GridPhysics {
  public:
   Euler(const Deck& deck, Comm comm);
@@ -60,6 +62,13 @@ class Euler : public GridPhysics {
   /// (euler_split.cpp). out may be init but not s. v_active false: the v momentum is 0 everywhere (x-z
   /// runs) and is neither read nor written.
   void split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir, bool v_active);
+  /// The three stages of the split step along dir (dt / 3, dt / 2, dt from the state, into the state):
+  /// split_stage three times, or along x periodic within the rank, with the line kernels, one pass that
+  /// keeps the stages between in each task's buffers (the same bits).
+  void split_sweep(int dir, double dt, bool v_active);
+  /// Whether split_sweep takes the x stages in one pass (line kernels, split stepping, x periodic within
+  /// the rank, no inflow).
+  bool fused_x_sweep() const;
   /// The face fluxes of s along dir into flux_ (the faces below/left of the owned cells and one past).
   void face_fluxes(const Field4D& s, int dir, double hv_dt) const;
   /// Collective: whether the run is x-z and rho_v is 0 in every owned cell of every rank.
@@ -97,6 +106,11 @@ class Euler : public GridPhysics {
 #endif
   }
   void allocate_flux();
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  /// What a line kernel captures for a stage along dir (euler_split.cpp).
+  EulerStageArgs stage_args(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir,
+                            bool wrap) const;
+#endif
   bool line_kernels_ = !gpu_paths();  // compiled on CPUs only
   // Whether the v momentum may be non-zero (-1: not yet known). Found once, at the first split step after
   // the state was set (initial state, restart): in an x-z run a v that is 0 everywhere stays exactly 0

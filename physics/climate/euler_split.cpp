@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
+#include <vector>
 
 #include "climate/euler.hpp"
 #include "climate/euler_cases.hpp"
@@ -124,6 +125,80 @@ void euler_stage_x(const EulerStageArgs& a) {
           const double* ip = &init(v, k, j, i0);
 #pragma omp simd
           for (int q = 0; q < m; ++q) op[q] = ip[q] + dt * (-(F[v][q + 1] - F[v][q]) * inv_dx);
+        }
+      });
+}
+
+// The three stages of an x sweep along rows periodic within this rank, a task per row: the row's state
+// (its ghosts wrapped in place) is read once and written once, and the two stages between live in the
+// task's own buffers (a row of each variable, with two ghosts at each end wrapped from its owned cells),
+// where euler_stage_x's three passes read and wrote the whole state, tmp_ and tmp2_. Each face and cell is
+// evaluated from the same operands in the same order as there: the same bits.
+template <bool V, bool Visc>
+void euler_sweep_x(const EulerStageArgs& a, const double (&dts)[3], const double (&hvs)[3]) {
+  const Field4D st = a.s;
+  const auto hc = a.hc, htc = a.htc, hpc = a.hpc;
+  const LocalGrid g = a.g;
+  const double nu = a.nu, kappa = a.kappa, inv_dx = a.inv_dx;
+  const double dt0 = dts[0], dt1 = dts[1], dt2 = dts[2], hv0 = hvs[0], hv1 = hvs[1], hv2 = hvs[2];
+  const int nx = g.n[0], ny = g.n[1], runs = (nx + kChunk - 1) / kChunk;
+  const long bs = nx + 4;  // a buffer's variables are bs apart; owned cells from index 2
+  Kokkos::parallel_for(
+      "euler::sweep_x", Flat(0, ny * g.n[2]), KOKKOS_LAMBDA(int row) {
+        const int j = g.ng[1] + row % ny, k = g.ng[2] + row / ny;
+        const double hr = hc(k), hrt = htc(k), hp = hpc(k);
+        const long vs = static_cast<long>(st.stride(0));
+        double* const srow = &st(0, k, j, g.ng[0]);  // the row's first owned cell
+        wrap_ghosts([=](int i) { return srow - g.ng[0] + i; }, g.ng[0], nx, vs, 1, true, true);
+        // Grown once per thread to the longest row it meets; never shared.
+        thread_local std::vector<double> scratch;
+        if (scratch.size() < static_cast<std::size_t>(2 * kEulerVars * bs))
+          scratch.resize(static_cast<std::size_t>(2 * kEulerVars * bs));
+        double* const bufs[2] = {scratch.data() + 2, scratch.data() + kEulerVars * bs + 2};
+        double F[kEulerVars][kChunk + 1];
+        for (int stage = 0; stage < 3; ++stage) {
+          const double dt = stage == 0 ? dt0 : stage == 1 ? dt1 : dt2;
+          const double hv = stage == 0 ? hv0 : stage == 1 ? hv1 : hv2;
+          // s: the state, then the first and second stages' buffers; out: those buffers, then the state.
+          const double* const sp0 = stage == 0 ? srow : bufs[stage - 1];
+          const long svs = stage == 0 ? vs : bs;
+          double* const op0 = stage == 2 ? srow : bufs[stage];
+          const long ovs = stage == 2 ? vs : bs;
+          for (int c = 0; c < runs; ++c) {
+            const int q0 = c * kChunk, m = nx - q0 < kChunk ? nx - q0 : kChunk;
+            const double* sp = sp0 + q0;
+            auto faces = [&](auto eos) {
+              constexpr euler_flux::Eos E = decltype(eos)::value;
+              int misses = 0;
+              for (int q = 0; q <= m; ++q) {
+                euler_flux::FaceStencil fs;
+                for (int l = 0; l < 4; ++l) {
+                  for (int v = 0; v < kEulerVars; ++v) fs.q[v][l] = V || v != kVmom ? sp[v * svs + q + l - 2] : 0.0;
+                  fs.hc[l] = hr;
+                  fs.htc[l] = hrt;
+                }
+                double f[kEulerVars];
+                misses +=
+                    euler_flux::face_flux<V, 0, Visc, E>(fs, hr, hrt, hp, false, hv, nu, kappa, inv_dx, f) ? 0 : 1;
+                for (int v = 0; v < kEulerVars; ++v)
+                  if (V || v != kVmom) F[v][q] = f[v];
+              }
+              return misses == 0;
+            };
+            if (!faces(kSeries)) faces(kExact);
+            // init is the state: in the last stage a run overwrites its own cells only, after its faces.
+            for (int v = 0; v < kEulerVars; ++v) {
+              if (!V && v == kVmom) continue;
+              double* op = op0 + v * ovs + q0;
+              const double* ip = srow + v * vs + q0;
+#pragma omp simd
+              for (int q = 0; q < m; ++q) op[q] = ip[q] + dt * (-(F[v][q + 1] - F[v][q]) * inv_dx);
+            }
+          }
+          if (stage < 2) {
+            double* const b = bufs[stage];
+            wrap_ghosts([=](int i) { return b + i; }, 0, nx, bs, 1, true, true);
+          }
         }
       });
 }
@@ -277,6 +352,62 @@ void Euler::face_fluxes(const Field4D& s, int dir, double hv_dt) const {
   }
 }
 
+bool Euler::fused_x_sweep() const {
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  return line_kernels_ && p_.splitting == EulerSplitting::alternating && decomp_->dims()[0] == 1 &&
+         decomp_->periodic(0) && !euler_cases()[static_cast<std::size_t>(p_.test)].inflow;
+#else
+  return false;
+#endif
+}
+
+void Euler::split_sweep(int dir, double dt, bool v_active) {
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  // Along x periodic within this rank (no inflow): the three stages in one pass over the rows.
+  if (dir == 0 && fused_x_sweep()) {
+    const double dts[3] = {dt / 3.0, dt / 2.0, dt};
+    const double hvs[3] = {fv::hyperviscosity(p_.hv_beta, grid_.dx[0], dts[0]),
+                           fv::hyperviscosity(p_.hv_beta, grid_.dx[0], dts[1]),
+                           fv::hyperviscosity(p_.hv_beta, grid_.dx[0], dts[2])};
+    const EulerStageArgs a = stage_args(state_, state_, state_, dt, 0, true);
+    const bool visc = p_.nu > 0.0 || p_.kappa > 0.0;
+    if (v_active)
+      visc ? euler_sweep_x<true, true>(a, dts, hvs) : euler_sweep_x<true, false>(a, dts, hvs);
+    else
+      visc ? euler_sweep_x<false, true>(a, dts, hvs) : euler_sweep_x<false, false>(a, dts, hvs);
+    return;
+  }
+#endif
+  split_stage(state_, state_, tmp_, dt / 3.0, dir, v_active);
+  split_stage(state_, tmp_, tmp2_, dt / 2.0, dir, v_active);
+  split_stage(state_, tmp2_, state_, dt, dir, v_active);
+}
+
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+EulerStageArgs Euler::stage_args(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir,
+                                 bool wrap) const {
+  const LocalGrid g = grid_;
+  return EulerStageArgs{init,
+                        s,
+                        out,
+                        hy_dens_cell_,
+                        hy_dens_theta_cell_,
+                        hy_pressure_cell_,
+                        hy_dens_int_,
+                        hy_dens_theta_int_,
+                        hy_pressure_int_,
+                        g,
+                        dt,
+                        fv::hyperviscosity(p_.hv_beta, g.dx[dir], dt),
+                        p_.nu,
+                        p_.kappa,
+                        1.0 / g.dx[dir],
+                        g.offset[2] == 0 ? g.ng[2] : -1,
+                        g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1,
+                        wrap};
+}
+#endif
+
 void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir, bool v_active) {
   const LocalGrid g = grid_;
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
@@ -289,24 +420,7 @@ void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& ou
     const bool wrap = dir < 2 && decomp_->dims()[dir] == 1 && decomp_->periodic(dir) &&
                       !(dir == 0 && (inflow || g.n[0] % kChunk == 1));
     if (!wrap) fill_ghosts(s, dir);  // a sweep along dir reads no other ghosts
-    EulerStageArgs a{init,
-                     s,
-                     out,
-                     hy_dens_cell_,
-                     hy_dens_theta_cell_,
-                     hy_pressure_cell_,
-                     hy_dens_int_,
-                     hy_dens_theta_int_,
-                     hy_pressure_int_,
-                     g,
-                     dt,
-                     fv::hyperviscosity(p_.hv_beta, g.dx[dir], dt),
-                     p_.nu,
-                     p_.kappa,
-                     1.0 / g.dx[dir],
-                     g.offset[2] == 0 ? g.ng[2] : -1,
-                     g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1,
-                     wrap};
+    const EulerStageArgs a = stage_args(init, s, out, dt, dir, wrap);
     // Without viscosity and diffusivity (the common case) the kernels carry no viscous terms.
     if (p_.nu > 0.0 || p_.kappa > 0.0)
       line_stage<true>(a, dir, v_active);
