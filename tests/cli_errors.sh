@@ -287,11 +287,11 @@ pass "check good deck: exit 0, decomposition and memory estimate printed, nothin
 
 run_capture "$MPIEXEC" -n 2 "$STRATUS" check "$WORK/good.ini"
 [[ $RC -eq 0 ]] || fail "mpiexec -n 2 check good deck: exit code $RC"
-grep -Eq '^decomposition: 2 x 1 x 1 ranks' "$CAP/out" || fail "mpiexec -n 2 check: no 'decomposition: 2 x 1 x 1 ranks' line"
+grep -Eq '^decomposition: 1 x 2 x 1 ranks' "$CAP/out" || fail "mpiexec -n 2 check: no 'decomposition: 1 x 2 x 1 ranks' line"
 n=$(grep -c '^memory estimate:' "$CAP/out" || true)
 [[ $n -eq 1 ]] || fail "mpiexec -n 2 check: memory estimate printed $n times, expected once"
 [[ ! -e $WORK/good_out ]] || fail "mpiexec -n 2 check: output directory was created"
-pass "mpiexec -n 2 check good deck: exit 0, decomposition 2 x 1 x 1, printed once"
+pass "mpiexec -n 2 check good deck: exit 0, decomposition 1 x 2 x 1, printed once"
 
 # --- help-deck --------------------------------------------------------------------------------------
 run_capture "$STRATUS" help-deck grid

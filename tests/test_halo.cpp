@@ -3,6 +3,7 @@
 // periodic wrap-around), walls and (when switched off) corners must stay untouched. Runs over every
 // decomposition of the rank count for 3D, 2D and 1D grids, several widths and variable counts; a rank
 // alone along its periodic directions makes no MPI call (mpi_call_counter.cpp counts them).
+#include <array>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -219,4 +220,30 @@ TEST_CASE("a rank alone along every periodic direction exchanges its halo withou
   CartDecomp walls(MPI_COMM_SELF, n, Int3{1, 1, 1}, {true, true, false});
   const LocalGrid gw = make_local_grid(walls, Real3{0, 0, 0}, Real3{1, 1, 1}, 3);
   CHECK(GridHalo(walls, gw, 1, 1, true).self_link_count() == 8);
+}
+
+TEST_CASE("the automatic decomposition has the smallest halo, an x cut counting three times its area", "[halo]") {
+  const Int3 any{0, 0, 0};
+  using A = std::array<int, 3>;  // Int3 (a Kokkos::Array) has no ==
+  const auto dims = [](int np, Int3 n, Int3 req) {
+    const Int3 d = CartDecomp::choose_dims(np, n, req);
+    return A{d[0], d[1], d[2]};
+  };
+  // The default 2D decks at 2 ranks: split along z, where an x cut would exchange half as many cells
+  // but cut the rows the line kernels sweep whole.
+  CHECK(dims(2, Int3{2048, 1, 1024}, any) == A{1, 1, 2});
+  CHECK(dims(2, Int3{400, 1, 200}, any) == A{1, 1, 2});
+  // x is still cut where that saves more than two thirds of the halo, or where nothing else divides.
+  CHECK(dims(2, Int3{4096, 1, 256}, any) == A{2, 1, 1});
+  CHECK(dims(4, Int3{64, 1, 1}, any) == A{4, 1, 1});
+  // Among the others, the smallest area; ties go to z, then y.
+  CHECK(dims(2, Int3{16, 12, 8}, any) == A{1, 2, 1});
+  CHECK(dims(4, Int3{128, 128, 128}, any) == A{1, 1, 4});
+  CHECK(dims(8, Int3{64, 64, 64}, any) == A{1, 2, 4});
+  // A rank keeps at least the ghost width (2 cells) along a cut where some layout allows it; where none
+  // does, the thinnest is still named (make_local_grid then says why it cannot run).
+  CHECK(dims(4, Int3{8, 4, 4}, any) == A{1, 2, 2});
+  CHECK(dims(2, Int3{1, 1, 2}, any) == A{1, 1, 2});
+  // A requested count is honoured, x included.
+  CHECK(dims(2, Int3{400, 1, 200}, Int3{2, 0, 0}) == A{2, 1, 1});
 }

@@ -34,7 +34,8 @@ class CartDecomp {
   CartDecomp& operator=(const CartDecomp&) = delete;
 
   /// The rank counts per direction for nranks ranks: honours the non-zero entries of requested, fills
-  /// the zeros so that every direction divides evenly and the total halo surface is smallest.
+  /// the zeros so that every direction divides evenly and the total halo surface is smallest, a cut across
+  /// x (the unit-stride direction) counting three times its area.
   /// Pure (no MPI). Throws InputError if impossible.
   static Int3 choose_dims(int nranks, Int3 global_cells, Int3 requested);
 
