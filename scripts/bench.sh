@@ -8,7 +8,9 @@
 # of the LJ melt next to a plain write of the same bytes appended to one file frame by frame, and the
 # memory-bandwidth roof (a STREAM triad); where LAMMPS is installed, LAMMPS on the same LJ input, as published (list rebuilt every
 # 20 steps, unchecked) and with Stratus' policy (checked every step: no pair ever missed). Each run of a
-# case alternates the codes (A B A B ...); medians of --runs runs are reported.
+# case alternates the codes (A B A B ...) and the rank counts (1 2 1 2 ...), so that a change in the
+# machine's load during a case weighs on both sides of a ratio and of a parallel efficiency; medians of
+# --runs runs are reported.
 #   LJ: the "throughput:" line of `stratus run` (trajectory off) and atoms x steps / "Loop time" of LAMMPS,
 #   both timing the step loop with its thermo output. Grids: `stratus bench` (stepping only) with the
 #   solver's own count of bytes per update, as a fraction of the triad roof of the same rank count.
@@ -310,8 +312,8 @@ done
 t_start=$(date +%s)
 for p in "${plan[@]}"; do
   IFS='|' read -r name kind codes <<< "$p"
-  for r in "${rank_list[@]}"; do
-    for ((k = 1; k <= runs; ++k)); do
+  for ((k = 1; k <= runs; ++k)); do
+    for r in "${rank_list[@]}"; do
       h5_mb="" h5_append=""
       echo "== $name, $r rank(s), run $k of $runs" >&2
       IFS=';' read -r -a code_list <<< "$codes"
