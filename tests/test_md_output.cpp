@@ -44,6 +44,15 @@ std::vector<double> read_all(hid_t file, const std::string& name, std::vector<hs
   return buf;
 }
 
+/// A run's path with a plain file where its output directory should be (so a first trajectory frame
+/// cannot create its files), made by rank 0 before any rank goes on.
+std::string blocked_dir(const std::string& name) {
+  const std::string dir = run_name(name);
+  if (world_rank() == 0) std::ofstream(dir) << "not a directory\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  return dir;
+}
+
 }  // namespace
 
 TEST_CASE("Data files written by the engine read back identically", "[md]") {
@@ -248,10 +257,7 @@ TEST_CASE("A trajectory frame that fails in the background fails the next call, 
 TEST_CASE("A first trajectory frame that fails in the background is made again, and no frame runs after it",
           "[md][io]") {
   const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
-  const std::string dir = run_name("test_md_background_first");
-  // A file where the output directory should be: the first frame cannot create its files.
-  if (world_rank() == 0) std::ofstream(dir) << "not a directory\n";
-  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string dir = blocked_dir("test_md_background_first");
   MDSimulation sim(p, MPI_COMM_WORLD);
   sim.initialize();
   sim.set_background_output(true);
@@ -299,9 +305,7 @@ TEST_CASE("A first trajectory frame that fails in the background is made again, 
 
 TEST_CASE("drop_output() waits for the frames in flight and drops their error", "[md][io]") {
   const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
-  const std::string dir = run_name("test_md_drop_output");
-  if (world_rank() == 0) std::ofstream(dir) << "not a directory\n";
-  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string dir = blocked_dir("test_md_drop_output");
   {
     MDSimulation sim(p, MPI_COMM_WORLD);
     sim.initialize();
