@@ -44,6 +44,17 @@ std::vector<double> read_all(hid_t file, const std::string& name, std::vector<hs
   return buf;
 }
 
+/// The small liquid (lj_liquid.data), initialised, its trajectory frames written in the background.
+struct BackgroundRun {
+  MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
+  MDSimulation sim{p, MPI_COMM_WORLD};
+  Clock clock;
+  BackgroundRun() {
+    sim.initialize();
+    sim.set_background_output(true);
+  }
+};
+
 /// A run's path with a plain file where its output directory should be (so a first trajectory frame
 /// cannot create its files), made by rank 0 before any rank goes on.
 std::string blocked_dir(const std::string& name) {
@@ -232,12 +243,11 @@ TEST_CASE("Trajectory frames written in the background are those written in the 
 }
 
 TEST_CASE("A trajectory frame that fails in the background fails the next call, on every rank", "[md][io]") {
-  const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
   const std::string dir = run_name("test_md_background_error");
-  MDSimulation sim(p, MPI_COMM_WORLD);
-  sim.initialize();
-  sim.set_background_output(true);
-  Clock clock;
+  BackgroundRun run;
+  MDSimulation& sim = run.sim;
+  const MDParams& p = run.p;
+  Clock& clock = run.clock;
   sim.write_snapshot(clock, dir, "t");
   sim.finish_output();
   // The trajectory's file replaced by a directory: the next frame cannot open it.
@@ -256,12 +266,11 @@ TEST_CASE("A trajectory frame that fails in the background fails the next call, 
 
 TEST_CASE("A first trajectory frame that fails in the background is made again, and no frame runs after it",
           "[md][io]") {
-  const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
   const std::string dir = blocked_dir("test_md_background_first");
-  MDSimulation sim(p, MPI_COMM_WORLD);
-  sim.initialize();
-  sim.set_background_output(true);
-  Clock clock;
+  BackgroundRun run;
+  MDSimulation& sim = run.sim;
+  const MDParams& p = run.p;
+  Clock& clock = run.clock;
   // Three frames handed over (the two after the first queued behind it or dropped after it), then the
   // wait: the error comes back once, at the same call on every rank, whenever the first failed.
   int failed_at = -1, errors = 0;
@@ -304,14 +313,11 @@ TEST_CASE("A first trajectory frame that fails in the background is made again, 
 }
 
 TEST_CASE("drop_output() waits for the frames in flight and drops their error", "[md][io]") {
-  const MDParams p = md_params("data_file = " + kMdData + "lj_liquid.data\n");
   const std::string dir = blocked_dir("test_md_drop_output");
   {
-    MDSimulation sim(p, MPI_COMM_WORLD);
-    sim.initialize();
-    sim.set_background_output(true);
-    Clock clock;
-    sim.write_snapshot(clock, dir, "t");           // fails in the background
+    BackgroundRun run;
+    MDSimulation& sim = run.sim;
+    sim.write_snapshot(run.clock, dir, "t");       // fails in the background
     sim.drop_output();                             // on the way out of a failed run: no throw
     CHECK(sim.background_output_seconds() > 0.0);  // the frame has ended
     CHECK_NOTHROW(sim.finish_output());            // and its error is gone
