@@ -245,21 +245,18 @@ TEST_CASE("Trajectory frames written in the background are those written in the 
 TEST_CASE("A trajectory frame that fails in the background fails the next call, on every rank", "[md][io]") {
   const std::string dir = run_name("test_md_background_error");
   BackgroundRun run;
-  MDSimulation& sim = run.sim;
-  const MDParams& p = run.p;
-  Clock& clock = run.clock;
-  sim.write_snapshot(clock, dir, "t");
-  sim.finish_output();
+  run.sim.write_snapshot(run.clock, dir, "t");
+  run.sim.finish_output();
   // The trajectory's file replaced by a directory: the next frame cannot open it.
   if (world_rank() == 0) {
     std::filesystem::remove(dir + "/t.h5md");
     std::filesystem::create_directory(dir + "/t.h5md");
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  md_step(sim, clock, p.dt);
-  CHECK_NOTHROW(sim.write_snapshot(clock, dir, "t"));  // handed over
-  CHECK_THROWS_WITH(sim.finish_output(), Catch::Contains("t.h5md"));
-  CHECK_NOTHROW(sim.finish_output());  // reported once
+  md_step(run.sim, run.clock, run.p.dt);
+  CHECK_NOTHROW(run.sim.write_snapshot(run.clock, dir, "t"));  // handed over
+  CHECK_THROWS_WITH(run.sim.finish_output(), Catch::Contains("t.h5md"));
+  CHECK_NOTHROW(run.sim.finish_output());  // reported once
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) std::filesystem::remove_all(dir);
 }
@@ -268,24 +265,21 @@ TEST_CASE("A first trajectory frame that fails in the background is made again, 
           "[md][io]") {
   const std::string dir = blocked_dir("test_md_background_first");
   BackgroundRun run;
-  MDSimulation& sim = run.sim;
-  const MDParams& p = run.p;
-  Clock& clock = run.clock;
   // Three frames handed over (the two after the first queued behind it or dropped after it), then the
   // wait: the error comes back once, at the same call on every rank, whenever the first failed.
   int failed_at = -1, errors = 0;
   for (int call = 0; call < 4; ++call) {
     try {
       if (call < 3)
-        sim.write_snapshot(clock, dir, "t");
+        run.sim.write_snapshot(run.clock, dir, "t");
       else
-        sim.finish_output();
+        run.sim.finish_output();
     } catch (const Error& e) {
       CHECK_THAT(e.what(), Catch::Contains(dir));
       failed_at = call;
       ++errors;
     }
-    if (call < 2) md_step(sim, clock, p.dt);
+    if (call < 2) md_step(run.sim, run.clock, run.p.dt);
   }
   CHECK(errors == 1);
   int range[2] = {failed_at, -failed_at};
@@ -295,10 +289,10 @@ TEST_CASE("A first trajectory frame that fails in the background is made again, 
   // file, and no frame from before it.
   if (world_rank() == 0) std::filesystem::remove(dir);
   MPI_Barrier(MPI_COMM_WORLD);
-  sim.write_snapshot(clock, dir, "t");
-  md_step(sim, clock, p.dt);
-  sim.write_snapshot(clock, dir, "t");
-  sim.finish_output();
+  run.sim.write_snapshot(run.clock, dir, "t");
+  md_step(run.sim, run.clock, run.p.dt);
+  run.sim.write_snapshot(run.clock, dir, "t");
+  run.sim.finish_output();
   if (world_rank() == 0) {
     CHECK(file_bytes(dir + "/t.data").find("\nVelocities\n") != std::string::npos);
     const hid_t f = H5Fopen((dir + "/t.h5md").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -316,11 +310,10 @@ TEST_CASE("drop_output() waits for the frames in flight and drops their error", 
   const std::string dir = blocked_dir("test_md_drop_output");
   {
     BackgroundRun run;
-    MDSimulation& sim = run.sim;
-    sim.write_snapshot(run.clock, dir, "t");       // fails in the background
-    sim.drop_output();                             // on the way out of a failed run: no throw
-    CHECK(sim.background_output_seconds() > 0.0);  // the frame has ended
-    CHECK_NOTHROW(sim.finish_output());            // and its error is gone
+    run.sim.write_snapshot(run.clock, dir, "t");       // fails in the background
+    run.sim.drop_output();                             // on the way out of a failed run: no throw
+    CHECK(run.sim.background_output_seconds() > 0.0);  // the frame has ended
+    CHECK_NOTHROW(run.sim.finish_output());            // and its error is gone
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) std::filesystem::remove(dir);
