@@ -320,8 +320,10 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
   // to the caller before anything else is written. The first frame's files (the data file above all) take
   // longer than a frame; the frames after it no longer wait for them.
   output_jobs_.make_room();
-  if (background_output_) frame_slot_ = (frame_slot_ + 1) % frames_.size();
-  HostRows& rows = frames_[background_output_ ? frame_slot_ : 0];
+  // The slot taken is the one after the last frame handed over (its frame has ended); it counts as taken
+  // once this frame is handed over, so that a call that throws before then leaves the slots as they were.
+  const unsigned slot = background_output_ ? (frame_slot_ + 1) % static_cast<unsigned>(frames_.size()) : 0;
+  HostRows& rows = frames_[slot];
   const H5mdSpec spec = trajectory_spec();
   // The first frame: none in flight and none written (a first frame that failed is made again, files and
   // all). A frame handed over while others are in flight follows one that succeeds, or is dropped with
@@ -347,10 +349,12 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
     }
     trajectory_->write_frame(step, time, rows.id, rows.x, rows.v, rows.f, rows.type, rows.q, rows.image);
   };
-  if (background_output_)
+  if (background_output_) {
     output_jobs_.submit(write);
-  else
+    frame_slot_ = slot;
+  } else {
     write();
+  }
   return H5mdWriter::frame_bytes(spec, first);
 }
 
