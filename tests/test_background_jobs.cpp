@@ -148,3 +148,20 @@ TEST_CASE("with depth 3, a job's error comes back from the call that waited for 
   jobs.wait();
   CHECK(ran == 1);
 }
+
+TEST_CASE("with depth 3, the jobs queued behind one that fails are dropped with it", "[io]") {
+  stratus::BackgroundJobs jobs(3);
+  std::atomic<bool> release{false};
+  std::atomic<int> ran{0};
+  jobs.submit([&] {
+    while (!release) pause_ms(1);
+    throw JobFailed("disk full");
+  });
+  // Both queued while the first runs: its failure must take them off the queue.
+  jobs.submit([&] { ++ran; });
+  jobs.submit([&] { ++ran; });
+  release = true;
+  REQUIRE_THROWS_AS(jobs.make_room(), JobFailed);  // three in flight: waits for the first
+  CHECK(jobs.idle());
+  CHECK(ran == 0);
+}
