@@ -95,7 +95,7 @@ TEST_CASE("fields are bitwise identical for every decomposition and on one rank"
     std::vector<std::string> keys;
     int steps;
   };
-  const Setup setups[] = {
+  std::vector<Setup> setups = {
       {Int3{40, 1, 20}, {"euler.case=collision", "grid.length=20000 1 10000"}, 20},
       {Int3{40, 1, 20},
        {"euler.case=straka", "grid.length=51200 1 6400", "euler.viscosity=75", "euler.diffusivity=75",
@@ -186,7 +186,7 @@ TEST_CASE("the line kernels and the flux kernels of the split stages give the sa
     bool y_wind;
     bool hot_block = false;
   };
-  const Setup setups[] = {
+  std::vector<Setup> setups = {
       {{"euler.case=collision", "grid.nx=40", "grid.ny=1", "grid.nz=20", "grid.length=20000 1 10000"}, false},
       {{"euler.case=collision", "grid.nx=40", "grid.ny=1", "grid.nz=20", "grid.length=20000 1 10000"}, true},
       {{"euler.case=collision", "grid.nx=40", "grid.ny=1", "grid.nz=20", "grid.length=20000 1 10000"}, false, true},
@@ -202,7 +202,15 @@ TEST_CASE("the line kernels and the flux kernels of the split stages give the sa
       {{"euler.case=collision", "grid.nx=600", "grid.ny=1", "grid.nz=10", "grid.length=60000 1 10000"}, false, true},
       {{"euler.case=collision", "grid.nx=257", "grid.ny=1", "grid.nz=8", "grid.length=25700 1 8000"}, false, true},
       {{"euler.case=thermal", "grid.nx=130", "grid.ny=6", "grid.nz=6", "grid.length=13000 6000 10000"}, false, true},
+      // x sweeps a stage at a time (euler_stage_x, not the one-pass sweep): an inflow, and x cut across ranks.
+      {{"euler.case=injection", "grid.nx=40", "grid.ny=1", "grid.nz=20", "grid.length=20000 1 10000"}, false},
   };
+  if (test::world_size() == 2) {
+    setups.push_back({{"euler.case=collision", "grid.nx=40", "grid.ny=1", "grid.nz=20", "grid.length=20000 1 10000",
+                       "parallel.decomp=2 1 1"},
+                      false,
+                      true});
+  }
   for (const auto& s : setups) {
     INFO(s.keys[0] << (s.y_wind ? " with a y wind" : "") << (s.hot_block ? " with a hot block" : "") << ", "
                    << s.keys[1]);

@@ -73,15 +73,15 @@ KOKKOS_FORCEINLINE_FUNCTION void wrap_ghosts(At at, int l0, int n, long vs, int 
   }
 }
 
-// Along x: a task per run of cells of one row. Rows are addressed through plain pointers so that the
-// compiler sees unit strides and vectorises the face and update loops.
+// Along x: a task per run of cells of one row, the ghosts filled by the caller (x cut across ranks, or
+// an inflow; along x periodic within the rank euler_sweep_x takes the three stages). Rows are addressed
+// through plain pointers so that the compiler sees unit strides and vectorises the face and update loops.
 template <bool V, bool Visc>
 void euler_stage_x(const EulerStageArgs& a) {
   const Field4D init = a.init, s = a.s, out = a.out;
   const auto hc = a.hc, htc = a.htc, hpc = a.hpc;
   const LocalGrid g = a.g;
   const double dt = a.dt, hv = a.hv, nu = a.nu, kappa = a.kappa, inv_dx = a.inv_dx;
-  const bool wrap = a.wrap;
   const int nx = g.n[0], ny = g.n[1], runs = (nx + kChunk - 1) / kChunk;
   Kokkos::parallel_for(
       "euler::stage_x", Flat(0, runs * ny * g.n[2]), KOKKOS_LAMBDA(int n) {
@@ -90,11 +90,6 @@ void euler_stage_x(const EulerStageArgs& a) {
         const int i0 = g.ng[0] + c * kChunk, m = nx - c * kChunk < kChunk ? nx - c * kChunk : kChunk;
         const double hr = hc(k), hrt = htc(k), hp = hpc(k);
         const long vs = static_cast<long>(s.stride(0));
-        // The ghosts of a row that only this run reads (a last run of one cell is excluded by the caller).
-        if (wrap && (c == 0 || c == runs - 1)) {
-          double* row = &s(0, k, j, 0);
-          wrap_ghosts([=](int i) { return row + i; }, g.ng[0], nx, vs, 1, c == 0, c == runs - 1);
-        }
         const double* sp = &s(0, k, j, i0);
         prefetch_rows<false>(&init(0, k, j, i0), vs, m);
         prefetch_rows<true>(&out(0, k, j, i0), vs, m);
@@ -412,13 +407,10 @@ void Euler::split_stage(const Field4D& init, const Field4D& s, const Field4D& ou
   const LocalGrid g = grid_;
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
   if (line_kernels_) {
-    // Along x or y periodic within this rank (no inflow), the stage kernels copy the ghosts they read:
-    // the exchange's copies of two cells per row cost 9 % of a 3D step at 128^3 (their rows went through
-    // the cache once more). Not along x where a row's last run has one cell: the run before it then reads
-    // the first ghost on the right too, which the last run writes.
-    const bool inflow = euler_cases()[static_cast<std::size_t>(p_.test)].inflow;
-    const bool wrap = dir < 2 && decomp_->dims()[dir] == 1 && decomp_->periodic(dir) &&
-                      !(dir == 0 && (inflow || g.n[0] % kChunk == 1));
+    // Along y periodic within this rank, the stage kernel copies the ghosts it reads: the exchange's
+    // copies of two cells per row cost 9 % of a 3D step at 128^3 (their rows went through the cache once
+    // more). Along x periodic within the rank split_sweep never comes here (euler_sweep_x wraps its rows).
+    const bool wrap = dir == 1 && decomp_->dims()[1] == 1 && decomp_->periodic(1);
     if (!wrap) fill_ghosts(s, dir);  // a sweep along dir reads no other ghosts
     const EulerStageArgs a = stage_args(init, s, out, dt, dir, wrap);
     // Without viscosity and diffusivity (the common case) the kernels carry no viscous terms.
