@@ -141,8 +141,10 @@ echo "info: (b) and the timed probe took $((SECONDS - t0)) s"
 
 # ---- (a) preempted twice, requeued, finished; bitwise equal to an uninterrupted run -------------------
 t0=$SECONDS
-M=4000  # about 20 s on 2 idle cores
-ADECK=("$SRC/inputs/climate/thermal.ini" --set grid.nx=100 --set grid.nz=50 --set run.t_end=1e9 --set "run.max_steps=$M"
+# The two stops come at 10 % and 20 % of the run: the rest (5-10 s on 2 cores at 2.6e7 cell-updates/s)
+# is the margin for the stop to reach the run, so that neither segment can complete before it.
+M=8000
+ADECK=("$SRC/inputs/climate/thermal.ini" --set grid.nx=200 --set grid.nz=100 --set run.t_end=1e9 --set "run.max_steps=$M"
        --set run.checkpoint_every=1000 --set run.history_every=100 --set run.snapshot_every=0)
 a=$T/a
 aid=$("$SRC/scripts/submit.sh" "${ADECK[@]}" --set run.output_dir="$a" --stratus "$STRATUS" \
@@ -151,18 +153,20 @@ aid=$("$SRC/scripts/submit.sh" "${ADECK[@]}" --set run.output_dir="$a" --stratus
 alog=$T/jobs/preempt-$aid.out
 FAIL_LOGS=("$alog")
 slurm_wait_state "$aid" RUNNING 30
-wait_step "$a/thermal_history.csv" 800 120
+wait_step "$a/thermal_history.csv" $((M / 10)) 120
 scancel --signal=USR1 --batch "$aid"
 slurm_wait_state "$aid" PENDING REQUEUED 60
 s1=$(last_step "$a/thermal_history.csv")
+(( s1 < M )) || fail "(a) the first segment completed the run before USR1 reached it: a longer run is needed"
 [[ $(slurm_job_field "$aid" Restarts) == 1 ]] || fail "(a) after the first stop Restarts is $(slurm_job_field "$aid" Restarts)"
 grep -q 'stopped after a checkpoint' "$alog" || fail "(a) the first segment did not stop with exit 3"
 echo "info: (a) stopped by scancel --signal=USR1 --batch at step $s1, requeued ($((SECONDS - t0)) s)"
 slurm_wait_state "$aid" RUNNING 60
-wait_step "$a/thermal_history.csv" $((s1 + 800)) 120
+wait_step "$a/thermal_history.csv" $((s1 + M / 10)) 120
 scontrol requeue "$aid"
 slurm_wait_state "$aid" PENDING REQUEUED 60
 s2=$(last_step "$a/thermal_history.csv")
+(( s2 < M )) || fail "(a) the second segment completed the run before the requeue reached it: a longer run is needed"
 [[ $(slurm_job_field "$aid" Restarts) == 2 ]] || fail "(a) after scontrol requeue Restarts is $(slurm_job_field "$aid" Restarts)"
 echo "info: (a) requeued by scontrol requeue near step $s2 ($((SECONDS - t0)) s)"
 slurm_wait_state "$aid" COMPLETED FAILED 300
