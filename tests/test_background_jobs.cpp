@@ -1,7 +1,7 @@
 // Tests of io/background_jobs: jobs run one at a time in the order given, submit() waits for room (with
 // depth 1 for the job in flight, with depth 3 for the oldest of three), a job's exception comes back
 // once, as its own type, from the first call that waited for the failed job (and the jobs after it do not
-// run), the thread never takes the stop signals, and the destructor waits for the jobs in flight without
+// run), jobs are numbered in order and end in order (ended()), the thread never takes the stop signals, and the destructor waits for the jobs in flight without
 // throwing. Built into test_grid_output (the snapshot writer's thread).
 #include <pthread.h>
 
@@ -101,26 +101,31 @@ TEST_CASE("with depth 3, two jobs queue behind a running one, and make_room() wa
   CHECK(jobs.idle());
   std::atomic<bool> release{false}, first_done{false};
   std::vector<int> order;  // touched by one job at a time, read here after wait()
-  jobs.submit([&] {
+  CHECK(jobs.submit([&] {
     while (!release) pause_ms(1);
     first_done = true;
     order.push_back(0);
-  });
-  // Room for two more while the first runs: neither submit() waits for it.
-  jobs.submit([&] { order.push_back(1); });
-  jobs.submit([&] { order.push_back(2); });
+  }) == 0);
+  // Room for two more while the first runs: neither submit() waits for it. Jobs are numbered in order.
+  CHECK(jobs.submit([&] { order.push_back(1); }) == 1);
+  CHECK(jobs.submit([&] { order.push_back(2); }) == 2);
   CHECK_FALSE(first_done);
   CHECK_FALSE(jobs.idle());
+  CHECK_FALSE(jobs.ended(0));
+  CHECK_FALSE(jobs.ended(2));
   std::thread releaser([&] {
     pause_ms(30);
     release = true;
   });
   jobs.make_room();  // three in flight: returns once the first has ended
   CHECK(first_done);
+  CHECK(jobs.ended(0));
   releaser.join();
-  jobs.submit([&] { order.push_back(3); });
+  CHECK(jobs.submit([&] { order.push_back(3); }) == 3);
   jobs.wait();
   CHECK(jobs.idle());
+  CHECK(jobs.ended(3));
+  CHECK_FALSE(jobs.ended(4));
   CHECK(order == std::vector<int>{0, 1, 2, 3});
 }
 
@@ -159,9 +164,11 @@ TEST_CASE("with depth 3, the jobs queued behind one that fails are dropped with 
   });
   // Both queued while the first runs: its failure must take them off the queue.
   jobs.submit([&] { ++ran; });
-  jobs.submit([&] { ++ran; });
+  CHECK(jobs.submit([&] { ++ran; }) == 2);
+  CHECK_FALSE(jobs.ended(1));
   release = true;
   REQUIRE_THROWS_AS(jobs.make_room(), JobFailed);  // three in flight: waits for the first
   CHECK(jobs.idle());
+  CHECK(jobs.ended(2));  // dropped: ended without running
   CHECK(ran == 0);
 }

@@ -196,6 +196,14 @@ TEST_CASE("Trajectory frames written in the background are those written in the 
       MDSimulation sim(p, MPI_COMM_WORLD);
       sim.initialize();
       sim.set_background_output(background == 1);
+      // The rows of every frame that may be in flight are sized before the first frame (ids, types, image
+      // flags, positions, charges, velocities; forces where the frames hold them), on every rank: the
+      // frames then copy into them without allocating or first touching memory.
+      sim.finish_output();
+      const double held = sim.frame_rows_bytes(), per_atom = 80.0 + (p.trajectory_forces ? 24.0 : 0.0);
+      double all = 0.0;
+      MPI_Allreduce(&held, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      CHECK(all >= (background == 1 ? 3 : 1) * sim.work_per_step() * per_atom);
       Clock clock;
       const std::string out = dir + (background ? "/background" : "/loop");
       for (int s = 0; s < 12; ++s) {
@@ -203,6 +211,7 @@ TEST_CASE("Trajectory frames written in the background are those written in the 
         md_step(sim, clock, p.dt);
       }
       sim.finish_output();
+      CHECK(sim.frame_rows_bytes() == held);  // no frame grew them
       CHECK((sim.background_output_seconds() > 0.0) == (background == 1));
     }
     CHECK(bytes[0] == bytes[1]);

@@ -108,8 +108,9 @@ double MDSimulation::memory_bytes() const {
   const double n = natoms_ > 0          ? static_cast<double>(natoms_)
                    : header_.natoms > 0 ? static_cast<double>(header_.natoms)
                                         : static_cast<double>(basis) * p_.cells[0] * p_.cells[1] * p_.cells[2];
-  // x, v, f, image, type, id, q and the list's build copy, with ghosts; ~80 neighbours of 4 bytes.
-  return n / size * (1.5 * 8.0 * 3 * 5 + 4.0 * 80.0);
+  // x, v, f, image, type, id, q and the list's build copy, with ghosts; ~80 neighbours of 4 bytes; the
+  // host rows of the trajectory's frames in flight (as many as the background may hold).
+  return n / size * (1.5 * 8.0 * 3 * 5 + 4.0 * 80.0) + frame_row_bytes(n / size, static_cast<int>(frames_.size()));
 }
 
 void MDSimulation::build_system(AtomData& all) const {

@@ -8,6 +8,7 @@
 // data files only.
 #pragma once
 #include <array>
+#include <future>
 #include <memory>
 #include <optional>
 
@@ -77,6 +78,10 @@ class MDSimulation : public Simulation {
   /// frame, a checkpoint (finish_output) and the end wait for it.
   double write_snapshot(const Clock& clock, const std::string& output_dir, const std::string& name) override;
   void set_background_output(bool on) override;
+  /// Host bytes the rows of the trajectory's frames hold on this rank (their capacity). They are sized by
+  /// set_background_output, for every frame that may be in flight, so that no frame in the step loop
+  /// allocates or first touches them (prepare_frame_rows). Not while a job runs: after finish_output().
+  double frame_rows_bytes() const;
   void finish_output() override;
   void drop_output() noexcept override;
   double background_output_seconds() override { return output_jobs_.busy_seconds(); }
@@ -170,6 +175,12 @@ class MDSimulation : public Simulation {
     HostBuffer<int> type, image;
     HostBuffer<double> x, v, f, q;
   };
+  /// Sizes and first touches the rows of the frames a trajectory will use (one, or frames_.size() in the
+  /// background) for this rank's atoms and some more, so that no frame's copy in the step loop allocates or
+  /// faults memory in (set_background_output calls it, before the loop).
+  void prepare_frame_rows();
+  /// The host bytes prepare_frame_rows() keeps for `slots` frames of n atoms (at most).
+  double frame_row_bytes(double n, int slots) const;
   /// Collective over comm: write_data_to() from rows already on the host.
   void write_data_rows(MPI_Comm comm, const std::string& path, const HostRows& rows) const;
   /// The trajectory's layout (units, what each frame holds) for this system.
@@ -193,9 +204,15 @@ class MDSimulation : public Simulation {
   std::unique_ptr<H5mdWriter> trajectory_;
   // The host copies of trajectory frames' rows, kept for the next frames: in the background one per frame
   // in flight (80 bytes per owned atom each: ids, types, image flags, positions, velocities, charges; a
-  // frame is copied while the two before it may still be written), in the loop the first alone.
+  // frame is copied while the two before it may still be written), in the loop the first alone. Sized
+  // before the step loop (prepare_frame_rows).
   std::array<HostRows, 3> frames_;
   unsigned frame_slot_ = 0;
+  // Bit k set: frames_[k] is being sized on the writer's thread (prepare_frame_rows), ready when
+  // frame_rows_ready_ is.
+  unsigned frame_rows_pending_ = 0;
+  std::optional<std::size_t> last_frame_job_;  // the number of the last frame handed to output_jobs_
+  std::shared_future<void> frame_rows_ready_;
   Particles atoms_;
   TypeMass mass_;
   std::vector<double> mass_host_;

@@ -36,13 +36,12 @@ void BackgroundJobs::wait_until(std::unique_lock<std::mutex>& lock, std::size_t 
   }
 }
 
-void BackgroundJobs::submit(std::function<void()> job) {
+std::size_t BackgroundJobs::submit(std::function<void()> job) {
   std::unique_lock<std::mutex> lock(mutex_);
   wait_until(lock, depth_ - 1);
   if (error_) {  // a job that follows a failed one, whose error is still to come back
-    ++submitted_;
     ++ended_;
-    return;
+    return submitted_++;
   }
   if (!thread_.joinable()) {
     // The thread inherits the signal mask in force when it is created: block the stop signals for it, so
@@ -55,9 +54,10 @@ void BackgroundJobs::submit(std::function<void()> job) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
   queue_.push_back(std::move(job));
-  ++submitted_;
+  const std::size_t number = submitted_++;
   lock.unlock();
   cv_.notify_all();
+  return number;
 }
 
 void BackgroundJobs::make_room() {
@@ -73,6 +73,11 @@ void BackgroundJobs::wait() {
 bool BackgroundJobs::idle() {
   std::lock_guard<std::mutex> lock(mutex_);
   return ended_ == submitted_;
+}
+
+bool BackgroundJobs::ended(std::size_t job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return job < ended_;
 }
 
 double BackgroundJobs::busy_seconds() {

@@ -31,8 +31,8 @@ class BackgroundJobs {
   ~BackgroundJobs();
 
   /// make_room(), then queues `job` for the background thread (or drops it after a failed job whose error
-  /// is still to come back) and returns.
-  void submit(std::function<void()> job);
+  /// is still to come back) and returns its number: jobs are numbered 0, 1, ... in the order submitted.
+  std::size_t submit(std::function<void()> job);
   /// Returns when fewer than `depth` jobs are in flight, so that the oldest of the last `depth` submitted
   /// has ended; rethrows the exception of a failed job among those it has waited for.
   void make_room();
@@ -40,6 +40,8 @@ class BackgroundJobs {
   void wait();
   /// Whether no job is queued or running now (only the owner submits, so this stays true until it does).
   bool idle();
+  /// Whether job number `job` (from submit()) has ended: run, failed or dropped. Jobs end in order.
+  bool ended(std::size_t job);
   /// Seconds the background thread spent in jobs so far (those that ended).
   double busy_seconds();
 
