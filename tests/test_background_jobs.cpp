@@ -1,8 +1,9 @@
 // Tests of io/background_jobs: jobs run one at a time in the order given, submit() waits for room (with
 // depth 1 for the job in flight, with depth 3 for the oldest of three), a job's exception comes back
 // once, as its own type, from the first call that waited for the failed job (and the jobs after it do not
-// run), jobs are numbered in order and end in order (ended()), the thread never takes the stop signals, and the destructor waits for the jobs in flight without
-// throwing. Built into test_grid_output (the snapshot writer's thread).
+// run), jobs are numbered and end in order (ended()), the thread never takes the stop signals, and the
+// destructor waits for the jobs in flight without throwing. Built into test_grid_output (the snapshot
+// writer's thread).
 #include <pthread.h>
 
 #include <atomic>

@@ -329,7 +329,8 @@ double MDSimulation::frame_row_bytes(double n, int slots) const {
 double MDSimulation::frame_rows_bytes() const {
   double bytes = 0.0;
   for (const HostRows& r : frames_)
-    bytes += static_cast<double>(r.id.capacity() * sizeof(long long) + (r.type.capacity() + r.image.capacity()) * sizeof(int) +
+    bytes += static_cast<double>(r.id.capacity() * sizeof(long long) +
+                                 (r.type.capacity() + r.image.capacity()) * sizeof(int) +
                                  (r.x.capacity() + r.v.capacity() + r.f.capacity() + r.q.capacity()) * sizeof(double));
   return bytes;
 }
@@ -406,8 +407,8 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
   // all). A frame handed over while others are in flight follows one that succeeds, or is dropped with
   // it (BackgroundJobs), so it is never the first. (Jobs end in order: the last frame handed over has
   // ended when every frame has; the job sizing rows, prepare_frame_rows, may still run.)
-  const bool first = (!last_frame_job_ || output_jobs_.ended(*last_frame_job_)) &&
-                     (!trajectory_ || trajectory_->frames() == 0);
+  const bool first =
+      (!last_frame_job_ || output_jobs_.ended(*last_frame_job_)) && (!trajectory_ || trajectory_->frames() == 0);
   // The forces are current either way; keep the energies too.
   if (p_.trajectory_forces && !ev_current_) compute_forces(true);
   if (frame_rows_pending_ & (1u << slot)) {  // rows still being sized by the writer's thread
