@@ -315,6 +315,62 @@ TEST_CASE("the output pressure perturbation is exact for a perturbation of 1e-10
   CHECK(worst < 1e-9);
 }
 
+TEST_CASE("the output fields of every owned cell come from that cell's state", "[euler][mpi]") {
+  // A state whose momenta differ in every cell and variable (from the cell's global index), density at its
+  // background and rho theta a small perturbation d of it: rho is then the level's background, the same
+  // across a level; u, v, w are the momenta over it to the last bit; theta' = d / rho (to its rounding) and
+  // p' = gamma p d / (rho theta) to first order in d. Catches a variable, a row or a level taken from the wrong place.
+  using namespace climate::euler_const;
+  const std::vector<std::vector<std::string>> setups = {
+      {"euler.case=thermal", "grid.nx=24", "grid.ny=1", "grid.nz=12", "grid.length=20000 1 10000"},
+      {"euler.case=thermal", "grid.nx=10", "grid.ny=6", "grid.nz=8", "grid.length=20000 15000 10000"}};
+  for (const auto& keys : setups) {
+    INFO(keys[1] << " " << keys[2] << " " << keys[3]);
+    auto sim = make(keys);
+    const LocalGrid& g = sim->grid();
+    const auto state = sim->checkpoint_fields();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state->data);
+    Kokkos::deep_copy(h, 0.0);
+    const auto cell = [&](int i, int j, int k) {  // 1, 2, ... by global index
+      return 1.0 + (i - g.ng[0] + g.offset[0]) +
+             g.global_n[0] * ((j - g.ng[1] + g.offset[1]) + g.global_n[1] * (k - g.ng[2] + g.offset[2]));
+    };
+    for (int k = g.ng[2]; k < g.ng[2] + g.n[2]; ++k)
+      for (int j = g.ng[1]; j < g.ng[1] + g.n[1]; ++j)
+        for (int i = g.ng[0]; i < g.ng[0] + g.n[0]; ++i) {
+          h(climate::kUmom, k, j, i) = cell(i, j, k);
+          h(climate::kVmom, k, j, i) = -2.0 * cell(i, j, k);
+          h(climate::kWmom, k, j, i) = 0.5 + 3.0 * cell(i, j, k);
+          h(climate::kRhot, k, j, i) = 1e-7 * cell(i, j, k);
+        }
+    Kokkos::deep_copy(state->data, h);
+    const auto out = sim->grid_fields();
+    auto o = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out->data);
+    int wrong = 0, cells = 0;
+    double theta_err = 0.0, p_err = 0.0;
+    for (int k = g.ng[2]; k < g.ng[2] + g.n[2]; ++k)
+      for (int j = g.ng[1]; j < g.ng[1] + g.n[1]; ++j)
+        for (int i = g.ng[0]; i < g.ng[0] + g.n[0]; ++i) {
+          const double rho = o(0, k, j, i), d = h(climate::kRhot, k, j, i);
+          wrong += rho != o(0, k, g.ng[1], g.ng[0]) || !(rho > 0.0);
+          wrong += o(1, k, j, i) != h(climate::kUmom, k, j, i) / rho;
+          wrong += o(2, k, j, i) != h(climate::kVmom, k, j, i) / rho;
+          wrong += o(3, k, j, i) != h(climate::kWmom, k, j, i) / rho;
+          // (theta' is the difference of two values of about 300 K: its rounding is absolute, about 1e-13 K)
+          theta_err = std::max(theta_err, std::abs(o(4, k, j, i) - d / rho));
+          const double rt0 = 300.0 * rho;  // the thermal case's background theta
+          const double p1 = kGamma * kC0 * std::pow(rt0, kGamma) / rt0 * d;
+          p_err = std::max(p_err, std::abs(o(5, k, j, i) / p1 - 1.0));
+          ++cells;
+        }
+    INFO(cells << " cells; theta' off by " << theta_err << " K, p' by " << p_err << " (relative)");
+    CHECK(cells == g.n[0] * g.n[1] * g.n[2]);
+    CHECK(wrong == 0);
+    CHECK(theta_err < 1e-12);
+    CHECK(p_err < 1e-6);
+  }
+}
+
 TEST_CASE("te is the total energy 0.5 rho |u|^2 + rho cv T + rho g z, T from theta by the Exner function",
           "[euler][mpi]") {
   // The kernel takes rho cv T as cv p / R; here T = theta (p / p0)^(R / cp) with p = C0 (rho theta)^gamma,

@@ -107,20 +107,56 @@ std::string Euler::divergence(const Diagnostics& d) {
 }
 
 // ------------------------------------------------------------------ output
+namespace {
+/// The output fields of one cell (rho, u, v, w, theta', p') from its state (density and rho theta as
+/// perturbations of the level's background hc, htc, of pressure hp).
+KOKKOS_FORCEINLINE_FUNCTION void output_cell(double d, double mu, double mv, double mw, double drt, double hc,
+                                             double htc, double hp, double (&o)[6]) {
+  const double r = d + hc;
+  const double rt = drt + htc;
+  o[0] = r;
+  o[1] = mu / r;
+  o[2] = mv / r;
+  o[3] = mw / r;
+  o[4] = rt / r - htc / hc;
+  // From the perturbation itself: the difference of two pressures would lose its last digits.
+  o[5] = euler_flux::pressure_perturbation(drt, htc, hp);
+}
+}  // namespace
+
 void Euler::compute_output(const Field4D& out) const {
   const auto s = state_;
   const auto hc = hy_dens_cell_, htc = hy_dens_theta_cell_, hp = hy_pressure_cell_;
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  if (!gpu_paths()) {
+    // A task per row, the row through plain pointers: through the Views' per-cell indexing the compiler
+    // gathered and scattered every value (perf), 12 ns a cell, a fifth of a 4 MB snapshot at 2 ranks.
+    const LocalGrid g = grid_;
+    const int nx = g.n[0], nj = g.n[1];
+    const long vs = static_cast<long>(s.stride(0)), os = static_cast<long>(out.stride(0));
+    Kokkos::parallel_for(
+        "euler::output", Kokkos::RangePolicy<ExecSpace>(0, g.n[1] * g.n[2]), KOKKOS_LAMBDA(int row) {
+          const int j = g.ng[1] + row % nj, k = g.ng[2] + row / nj;
+          const double* q = &s(0, k, j, g.ng[0]);
+          double* o = &out(0, k, j, g.ng[0]);
+          const double hck = hc(k), htck = htc(k), hpk = hp(k);
+#pragma omp simd
+          for (int i = 0; i < nx; ++i) {
+            double v[6];
+            output_cell(q[kDens * vs + i], q[kUmom * vs + i], q[kVmom * vs + i], q[kWmom * vs + i], q[kRhot * vs + i],
+                        hck, htck, hpk, v);
+            for (int c = 0; c < 6; ++c) o[c * os + i] = v[c];
+          }
+        });
+    return;
+  }
+#endif
   for_each_cell(
       "euler::output", grid_, KOKKOS_LAMBDA(int i, int j, int k) {
-        const double r = s(kDens, k, j, i) + hc(k);
-        const double rt = s(kRhot, k, j, i) + htc(k);
-        out(0, k, j, i) = r;
-        out(1, k, j, i) = s(kUmom, k, j, i) / r;
-        out(2, k, j, i) = s(kVmom, k, j, i) / r;
-        out(3, k, j, i) = s(kWmom, k, j, i) / r;
-        out(4, k, j, i) = rt / r - htc(k) / hc(k);
-        // From the perturbation itself: the difference of two pressures would lose its last digits.
-        out(5, k, j, i) = euler_flux::pressure_perturbation(s(kRhot, k, j, i), htc(k), hp(k));
+        double v[6];
+        output_cell(s(kDens, k, j, i), s(kUmom, k, j, i), s(kVmom, k, j, i), s(kWmom, k, j, i), s(kRhot, k, j, i),
+                    hc(k), htc(k), hp(k), v);
+        for (int c = 0; c < 6; ++c) out(c, k, j, i) = v[c];
       });
 }
 
