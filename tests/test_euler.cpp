@@ -315,7 +315,7 @@ TEST_CASE("the output pressure perturbation is exact for a perturbation of 1e-10
   CHECK(worst < 1e-9);
 }
 
-TEST_CASE("the output fields of every owned cell come from that cell's state", "[euler][mpi]") {
+TEST_CASE("the output fields and the diagnostics of every owned cell come from that cell's state", "[euler][mpi]") {
   // A state whose momenta differ in every cell and variable (from the cell's global index), density at its
   // background and rho theta a small perturbation d of it: rho is then the level's background, the same
   // across a level; u, v, w are the momenta over it to the last bit; theta' = d / rho (to its rounding) and
@@ -368,6 +368,24 @@ TEST_CASE("the output fields of every owned cell come from that cell's state", "
     CHECK(wrong == 0);
     CHECK(theta_err < 1e-12);
     CHECK(p_err < 1e-6);
+    // The diagnostics of the same state (rows of 24 cells, and of 10: lanes of 8 and a remainder): the
+    // mass, and theta' and |w| at their extremes, which are the same arithmetic as the output fields'.
+    double ext[3] = {std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), 0.0}, mass = 0.0;
+    for (int k = g.ng[2]; k < g.ng[2] + g.n[2]; ++k)
+      for (int j = g.ng[1]; j < g.ng[1] + g.n[1]; ++j)
+        for (int i = g.ng[0]; i < g.ng[0] + g.n[0]; ++i) {
+          mass += o(0, k, j, i) * g.cell_volume();
+          ext[0] = std::min(ext[0], o(4, k, j, i));
+          ext[1] = std::max(ext[1], o(4, k, j, i));
+          ext[2] = std::max(ext[2], std::abs(o(3, k, j, i)));
+        }
+    MPI_Allreduce(MPI_IN_PLACE, &mass, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &ext[0], 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &ext[1], 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(std::abs(diag(sim, "mass") - mass) <= 1e-13 * mass);
+    CHECK(diag(sim, "theta_min") == ext[0]);
+    CHECK(diag(sim, "theta_max") == ext[1]);
+    CHECK(diag(sim, "w_max") == ext[2]);
   }
 }
 

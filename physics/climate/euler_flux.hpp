@@ -170,13 +170,14 @@ KOKKOS_INLINE_FUNCTION double flux_divergence(const Field4D& F, const Field4D& s
   return t;
 }
 
-// (|u_d| + c) / dx_d of cell (i, j, k), the largest over directions (split) or their sum (unsplit).
-KOKKOS_INLINE_FUNCTION double wave_rate(const Field4D& s, double hc, double htc, int k, int j, int i, double ix,
-                                        double iy, double iz, bool sum) {
-  const double r = s(kDens, k, j, i) + hc;
-  const double rt = s(kRhot, k, j, i) + htc;
+// (|u_d| + c) / dx_d of a cell of state (d, mu, mv, mw, drt) (density and rho theta as perturbations of
+// hc, htc), the largest over directions (split) or their sum (unsplit).
+KOKKOS_INLINE_FUNCTION double wave_rate(double d, double mu, double mv, double mw, double drt, double hc, double htc,
+                                        double ix, double iy, double iz, bool sum) {
+  const double r = d + hc;
+  const double rt = drt + htc;
   const double c = ::sqrt(kGamma * pressure(rt) / r);
-  const double u = s(kUmom, k, j, i) / r, v = s(kVmom, k, j, i) / r, w = s(kWmom, k, j, i) / r;
+  const double u = mu / r, v = mv / r, w = mw / r;
   const double ax = ((u < 0 ? -u : u) + c) * ix, ay = ((v < 0 ? -v : v) + c) * iy, az = ((w < 0 ? -w : w) + c) * iz;
   return sum ? ax + ay + az : (ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az));
 }
@@ -191,8 +192,13 @@ struct WaveRate {
         iy(g.global_n[1] > 1 ? 1.0 / g.dx[1] : 0.0),
         iz(1.0 / g.dx[2]),
         sum(unsplit) {}
+  KOKKOS_INLINE_FUNCTION double operator()(double d, double mu, double mv, double mw, double drt, double hc,
+                                           double htc) const {
+    return wave_rate(d, mu, mv, mw, drt, hc, htc, ix, iy, iz, sum);
+  }
   KOKKOS_INLINE_FUNCTION double operator()(const Field4D& s, double hc, double htc, int k, int j, int i) const {
-    return wave_rate(s, hc, htc, k, j, i, ix, iy, iz, sum);
+    return (*this)(s(kDens, k, j, i), s(kUmom, k, j, i), s(kVmom, k, j, i), s(kWmom, k, j, i), s(kRhot, k, j, i), hc,
+                   htc);
   }
 };
 
