@@ -58,6 +58,17 @@ for i in $(seq 1 $trials); do
   sleep 0.5
   sleep "$delay"
   kill -s "$sig" $pid 2> /dev/null || { cat "$log" >&2; fail "trial $i: the launcher had ended before SIG$sig came"; }
+  # (the run would go on for hours: a stop that does not come fails here within 60 s, the run killed)
+  for _ in $(seq 600); do
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.1
+  done
+  if kill -0 $pid 2> /dev/null; then
+    pkill -KILL -f "run.output_dir=$d" || true
+    kill -KILL $pid 2> /dev/null || true
+    cat "$log" >&2
+    fail "trial $i: SIG$sig after 0.5+$delay s: the run did not stop within 60 s"
+  fi
   rc=0
   wait $pid || rc=$?
   FAIL_LOGS=("$log")

@@ -323,7 +323,8 @@ TEST_CASE("the output fields and the diagnostics of every owned cell come from t
   using namespace climate::euler_const;
   const std::vector<std::vector<std::string>> setups = {
       {"euler.case=thermal", "grid.nx=24", "grid.ny=1", "grid.nz=12", "grid.length=20000 1 10000"},
-      {"euler.case=thermal", "grid.nx=10", "grid.ny=6", "grid.nz=8", "grid.length=20000 15000 10000"}};
+      {"euler.case=thermal", "grid.nx=10", "grid.ny=6", "grid.nz=8", "grid.length=20000 15000 10000"},
+      {"euler.case=thermal", "grid.nx=150", "grid.ny=1", "grid.nz=8", "grid.length=30000 1 1600"}};
   for (const auto& keys : setups) {
     INFO(keys[1] << " " << keys[2] << " " << keys[3]);
     auto sim = make(keys);
@@ -368,8 +369,9 @@ TEST_CASE("the output fields and the diagnostics of every owned cell come from t
     CHECK(wrong == 0);
     CHECK(theta_err < 1e-12);
     CHECK(p_err < 1e-6);
-    // The diagnostics of the same state (rows of 24 cells, and of 10: lanes of 8 and a remainder): the
-    // mass, and theta' and |w| at their extremes, which are the same arithmetic as the output fields'.
+    // The diagnostics of the same state (rows of 24 cells; of 10 and 150: lanes of 8 and a remainder, and
+    // past a chunk of 128 cells): the mass, and theta' and |w| at their extremes, which are the same
+    // arithmetic as the output fields'.
     double ext[3] = {std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), 0.0}, mass = 0.0;
     for (int k = g.ng[2]; k < g.ng[2] + g.n[2]; ++k)
       for (int j = g.ng[1]; j < g.ng[1] + g.n[1]; ++j)

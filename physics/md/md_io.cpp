@@ -52,7 +52,7 @@ void host_rows(const V& a, int n, Out& out) {
 }
 
 /// Bytes for text about to be written, left uninitialised (only the pages written are touched), from
-/// huge_page_allocate: a block of 4 MiB or more takes huge pages at its first touch.
+/// huge_page_allocate: a block of 1 MiB or more takes huge pages at its first touch.
 class TextBuffer {
  public:
   explicit TextBuffer(std::size_t bytes) : bytes_(bytes), p_(static_cast<char*>(huge_page_allocate(bytes))) {}
@@ -309,7 +309,6 @@ namespace {
 // Headroom for the atoms a rank may gain by migration between frames, beyond those it owns now.
 constexpr double kFrameRowsSlack = 1.0 / 16.0;
 constexpr int kFrameRowsExtra = 64;
-constexpr double kFrameRowBytes = 8.0 + 4.0 + 3 * 4.0 + 3 * 8.0 + 8.0 + 3 * 8.0;  // id type image x q v
 template <class B>
 void touch_rows(B& b, std::size_t n) {
   // Grown to n values (zeros: the first touch of its memory), then back to what it held: the capacity stays.
@@ -323,7 +322,15 @@ void touch_rows(B& b, std::size_t n) {
 double MDSimulation::frame_row_bytes(double n, int slots) const {
   if (!p_.trajectory) return 0.0;
   const double rows = n * (1.0 + kFrameRowsSlack) + kFrameRowsExtra;
-  return slots * rows * (kFrameRowBytes + (p_.trajectory_forces ? 3 * 8.0 : 0.0));
+  // Each array as huge_page_allocate holds it: from kHugeBlock on, in whole 2 MiB pages.
+  const auto held = [](double bytes) {
+    constexpr double page = 2.0 * 1024 * 1024;
+    return bytes < static_cast<double>(kHugeBlock) ? bytes : std::ceil(bytes / page) * page;
+  };
+  double per_frame = held(rows * 8) + held(rows * 4) + held(rows * 3 * 4) + held(rows * 3 * 8) + held(rows * 8) +
+                     held(rows * 3 * 8);  // id type image x q v
+  if (p_.trajectory_forces) per_frame += held(rows * 3 * 8);
+  return slots * per_frame;
 }
 
 double MDSimulation::frame_rows_bytes() const {
@@ -360,23 +367,24 @@ void MDSimulation::prepare_frame_rows() {
   // The others on the writer's thread, which has a core of its own, while the first steps run: a frame
   // that is to copy into them first waits for that job (write_snapshot).
   std::vector<HostRows*> rest;
-  frame_rows_pending_ = 0;
+  unsigned pending = 0;
   for (unsigned k = 0; k < slots; ++k) {
     if (k == next) continue;
     rest.push_back(&frames_[k]);
-    frame_rows_pending_ |= 1u << k;
+    pending |= 1u << k;
   }
   auto done = std::make_shared<std::promise<void>>();
   frame_rows_ready_ = done->get_future().share();
   output_jobs_.submit([done, rest, size_rows] {
+    // A failure here is no frame's: it would drop the frames queued after it, on this rank alone. The
+    // frames then size their rows themselves (copy_host_rows) and report a failure there, in the loop.
     try {
       for (HostRows* r : rest) size_rows(*r);
-      done->set_value();
     } catch (...) {
-      done->set_exception(std::current_exception());  // the frame waiting for them goes on (and sizes them)
-      throw;
     }
+    done->set_value();
   });
+  frame_rows_pending_ = pending;  // once the job that sizes them is handed over
 }
 
 void MDSimulation::drop_output() noexcept {

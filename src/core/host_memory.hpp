@@ -26,10 +26,10 @@ void advise_huge_pages(void* p, std::size_t bytes);
 
 /// Memory for HostBuffer: blocks of kHugeBlock bytes or more are rounded up to whole 2 MiB pages, aligned
 /// to them and advised huge pages (advise_huge_pages) before anything touches them; smaller ones come from
-/// operator new. From 1 MiB on, the rounding costs at most half the block again in address space (where
-/// the kernel gives no huge pages, nothing beyond what is touched), and a block of 1 MiB on 4 KiB pages
-/// took about 3 ms to first touch here: the rows of a 256k-atom trajectory frame include blocks of 1, 2 and
-/// 3 MiB (types, ids and charges, image flags). Throws std::bad_alloc.
+/// operator new. From 1 MiB on, the rounding costs at most as much again (a block just over 1 MiB takes a
+/// whole 2 MiB page, resident once touched where the kernel gives huge pages), and a block of 1 MiB on 4
+/// KiB pages took about 3 ms to first touch here: the rows of a 256k-atom trajectory frame include blocks
+/// of 1, 2 and 3 MiB (types, ids and charges, image flags). Throws std::bad_alloc.
 constexpr std::size_t kHugeBlock = std::size_t{1} << 20;
 void* huge_page_allocate(std::size_t bytes);
 void huge_page_free(void* p, std::size_t bytes) noexcept;
