@@ -156,7 +156,8 @@ TEST_CASE("the flux field is there where the flux kernels run, and counted in th
 
 TEST_CASE("the bytes an update must move follow the sweeps the run takes", "[euler][mpi]") {
   // Split stepping: 3 doubles per variable, stage and direction (4 variables in x-z, 5 in 3D), but 2 per
-  // variable for all three x stages where the x sweep keeps them in cache (x periodic and not cut).
+  // variable for all three stages where the sweep keeps them in cache: the direction not cut across
+  // ranks (x and y are periodic, z between walls).
   const std::vector<std::string> x_z = {"euler.case=thermal", "grid.nx=16", "grid.ny=1", "grid.nz=8",
                                         "grid.length=2000 1 1000"};
   const std::vector<std::string> three_d = {"euler.case=thermal", "grid.nx=8", "grid.ny=8", "grid.nz=8",
@@ -166,10 +167,28 @@ TEST_CASE("the bytes an update must move follow the sweeps the run takes", "[eul
     return keys;
   };
   const bool fused = !gpu_paths();  // the line kernels run on CPUs, and not under STRATUS_GPU_PATHS
-  CHECK(make(x_z)->bytes_per_update() == (fused ? 8.0 * 4 * (9 + 2) : 8.0 * 4 * 18));
-  CHECK(make(three_d)->bytes_per_update() == (fused ? 8.0 * 5 * (18 + 2) : 8.0 * 5 * 27));
-  // x cut across ranks: each x stage a pass of its own.
-  if (test::world_size() == 2) CHECK(make(with(x_z, "parallel.decomp=2 1 1"))->bytes_per_update() == 8.0 * 4 * 18);
+  const int ranks = test::world_size();
+  const std::string all = "parallel.decomp=1 1 " + std::to_string(ranks);  // along z only
+  // x and z in one pass each on one rank; along z cut across ranks, only x.
+  CHECK(make(with(x_z, all))->bytes_per_update() == (!fused       ? 8.0 * 4 * 18
+                                                     : ranks == 1 ? 8.0 * 4 * (2 + 2)
+                                                                  : 8.0 * 4 * (9 + 2)));
+  CHECK(make(with(three_d, all))->bytes_per_update() == (!fused       ? 8.0 * 5 * 27
+                                                         : ranks == 1 ? 8.0 * 5 * (2 + 2 + 2)
+                                                                      : 8.0 * 5 * (9 + 2 + 2)));
+  if (ranks == 2) {
+    // x cut: z still in one pass; y cut: x and z.
+    CHECK(make(with(x_z, "parallel.decomp=2 1 1"))->bytes_per_update() == (fused ? 8.0 * 4 * (9 + 2) : 8.0 * 4 * 18));
+    CHECK(make(with(three_d, "parallel.decomp=1 2 1"))->bytes_per_update() ==
+          (fused ? 8.0 * 5 * (9 + 2 + 2) : 8.0 * 5 * 27));
+  }
+  if (ranks == 4) {  // y and z cut: x alone
+    CHECK(make(with(three_d, "parallel.decomp=1 2 2"))->bytes_per_update() ==
+          (fused ? 8.0 * 5 * (18 + 2) : 8.0 * 5 * 27));
+  }
+  // An inflow (the injection) takes no sweep in one pass.
+  CHECK(make({"euler.case=injection", "grid.nx=40", "grid.ny=1", "grid.nz=20", "grid.length=20000 1 10000", all})
+            ->bytes_per_update() == 8.0 * 4 * 18);
   // Unsplit SSP-RK3 (flux kernels): its own count.
   CHECK(make(with(x_z, "euler.splitting=unsplit"))->bytes_per_update() == 8.0 * 3 * (20 * 2 + 5 + 20));
 }

@@ -63,12 +63,12 @@ class Euler : public GridPhysics {
   /// runs) and is neither read nor written.
   void split_stage(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir, bool v_active);
   /// The three stages of the split step along dir (dt / 3, dt / 2, dt from the state, into the state):
-  /// split_stage three times, or along x periodic within the rank, with the line kernels, one pass that
-  /// keeps the stages between in each task's buffers (the same bits).
+  /// split_stage three times, or where fused_sweep(dir), with the line kernels, one pass that keeps the
+  /// stages between in each task's buffers (the same bits).
   void split_sweep(int dir, double dt, bool v_active);
-  /// Whether split_sweep takes the x stages in one pass (line kernels, split stepping, x periodic within
-  /// the rank, no inflow).
-  bool fused_x_sweep() const;
+  /// Whether split_sweep takes the stages along dir in one pass: line kernels, split stepping, dir not cut
+  /// across ranks (x and y are periodic, z between walls: each task makes the ghosts it reads), no inflow.
+  bool fused_sweep(int dir) const;
   /// The face fluxes of s along dir into flux_ (the faces below/left of the owned cells and one past).
   void face_fluxes(const Field4D& s, int dir, double hv_dt) const;
   /// Collective: whether the run is x-z and rho_v is 0 in every owned cell of every rank.

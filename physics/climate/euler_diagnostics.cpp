@@ -247,17 +247,19 @@ std::optional<GridFields> Euler::grid_fields() {
 double Euler::bytes_per_update() const {
   // What the algorithm must move at least, per cell. Split stepping (line kernels): per stage and active
   // direction, read the stage's state and init and write out, 3 doubles per prognostic variable (4 in
-  // x-z runs, whose v momentum is 0 and skipped; 5 in 3D); the face fluxes stay in cache. An x sweep that
-  // keeps its stages in cache (fused_x_sweep) reads the state and writes it once: 2 doubles per variable
-  // for its three stages. Unsplit SSP-RK3 (flux kernels): per stage and direction the flux kernel reads the
-  // state and writes the fluxes (10), the tendency kernel reads them and writes or adds to the tendency
-  // (10, 15), plus the RK update (about 20). Halo traffic and boundary kernels are left out.
+  // x-z runs, whose v momentum is 0 and skipped; 5 in 3D); the face fluxes stay in cache. A sweep that
+  // keeps its stages in cache (fused_sweep: along x or y periodic, along z between walls, the direction
+  // not cut) reads the state and writes it once: 2 doubles per variable for its three stages. Unsplit
+  // SSP-RK3 (flux kernels): per stage and direction the flux kernel reads the state and writes the fluxes
+  // (10), the tendency kernel reads them and writes or adds to the tendency (10, 15), plus the RK update
+  // (about 20). Halo traffic and boundary kernels are left out.
   int nd = 0;
   for (int d = 0; d < 3; ++d) nd += grid_.global_n[d] > 1;
   const int nv = grid_.global_n[1] > 1 ? kEulerVars : kEulerVars - 1;
   if (p_.splitting == EulerSplitting::alternating) {
-    const bool fused = grid_.global_n[0] > 1 && fused_x_sweep();
-    return 8.0 * nv * (3 * 3 * (nd - (fused ? 1 : 0)) + (fused ? 2 : 0));
+    int fused = 0;
+    for (int d = 0; d < 3; ++d) fused += grid_.global_n[d] > 1 && fused_sweep(d);
+    return 8.0 * nv * (3 * 3 * (nd - fused) + 2 * fused);
   }
   return 8.0 * 3 * (20 * nd + 5 * (nd - 1) + 20);
 }
