@@ -88,50 +88,53 @@ void Euler::set_initial_state() {
   allocate_flux();  // the CPU line kernels of the split step carry their fluxes in the cache
   const EulerCaseDef& c = euler_cases()[static_cast<std::size_t>(p_.test)];
 
-  // Background, on the host: cell averages by quadrature, and point values at the faces.
-  const int nk = grid_.extent(2);
-  hy_dens_cell_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_cell", nk);
-  hy_dens_theta_cell_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_theta_cell", nk);
-  hy_pressure_cell_ = Kokkos::View<double*, MemSpace>("euler::hy_pressure_cell", nk);
-  hy_dens_int_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_int", nk + 1);
-  hy_dens_theta_int_ = Kokkos::View<double*, MemSpace>("euler::hy_dens_theta_int", nk + 1);
-  hy_pressure_int_ = Kokkos::View<double*, MemSpace>("euler::hy_pressure_int", nk + 1);
-  auto hc = Kokkos::create_mirror_view(hy_dens_cell_);
-  auto htc = Kokkos::create_mirror_view(hy_dens_theta_cell_);
-  auto hpc = Kokkos::create_mirror_view(hy_pressure_cell_);
-  auto hi = Kokkos::create_mirror_view(hy_dens_int_);
-  auto hti = Kokkos::create_mirror_view(hy_dens_theta_int_);
-  auto hpi = Kokkos::create_mirror_view(hy_pressure_int_);
+  // Background, on the host: cell averages by quadrature, and point values at the faces. The arrays run
+  // kHyPad levels past the ghosts at each end (by the same formula, from the global height), which a
+  // fused sweep across a cut along z reads where it takes its stages into the neighbour's levels.
+  const int nk = grid_.extent(2), pad = hydrostatic_pad();
+  hy_padded_ = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("euler::hydrostatic", 6, nk + 1 + 2 * pad);
+  auto hp = Kokkos::create_mirror_view(hy_padded_);
+  // Row r at array index k (-pad <= k < nk + pad, and k = nk + pad for the face arrays).
+  auto hyd = [&](int r, int k) -> double& { return hp(r, k + pad); };
   const double dz = grid_.dx[2];
   auto height_of_face = [&](int k) { return (grid_.offset[2] + k - grid_.ng[2]) * dz; };
   // The background at the 3 quadrature heights of every level, kept for the initial state below: it does
   // not vary along x or y (two power laws per point, which evaluated again at every quadrature point of
   // every cell took most of the start of a 3D run).
   std::vector<double> qr(3 * static_cast<std::size_t>(nk)), qt(qr.size());
-  for (int k = 0; k < nk; ++k) {
-    hc(k) = htc(k) = 0.0;
+  for (int k = -pad; k < nk + pad; ++k) {
+    double &hc = hyd(0, k), &htc = hyd(1, k);
+    hc = htc = 0.0;
     for (int q = 0; q < 3; ++q) {
-      double& hr = qr[3 * k + q];
-      double& ht = qt[3 * k + q];
+      double hr, ht;
       euler_background(c, height_of_face(k) + kQp[q] * dz, hr, ht);
-      hc(k) += hr * kQw[q];
-      htc(k) += hr * ht * kQw[q];
+      hc += hr * kQw[q];
+      htc += hr * ht * kQw[q];
+      if (k >= 0 && k < nk) {
+        qr[3 * k + q] = hr;
+        qt[3 * k + q] = ht;
+      }
     }
-    hpc(k) = euler_flux::pressure(htc(k));
+    hyd(2, k) = euler_flux::pressure(htc);
   }
-  for (int k = 0; k <= nk; ++k) {
+  for (int k = -pad; k <= nk + pad; ++k) {
     double hr, ht;
     euler_background(c, height_of_face(k), hr, ht);
-    hi(k) = hr;
-    hti(k) = hr * ht;
-    hpi(k) = euler_flux::pressure(hr * ht);
+    hyd(3, k) = hr;
+    hyd(4, k) = hr * ht;
+    hyd(5, k) = euler_flux::pressure(hr * ht);
   }
-  Kokkos::deep_copy(hy_dens_cell_, hc);
-  Kokkos::deep_copy(hy_dens_theta_cell_, htc);
-  Kokkos::deep_copy(hy_pressure_cell_, hpc);
-  Kokkos::deep_copy(hy_dens_int_, hi);
-  Kokkos::deep_copy(hy_dens_theta_int_, hti);
-  Kokkos::deep_copy(hy_pressure_int_, hpi);
+  Kokkos::deep_copy(hy_padded_, hp);
+  // The arrays the kernels index from array index 0: views into the padded rows.
+  auto row = [&](int r, int n) {
+    return Kokkos::View<double*, MemSpace>(hy_padded_.data() + r * hy_padded_.stride(0) + pad, n);
+  };
+  hy_dens_cell_ = row(0, nk);
+  hy_dens_theta_cell_ = row(1, nk);
+  hy_pressure_cell_ = row(2, nk);
+  hy_dens_int_ = row(3, nk + 1);
+  hy_dens_theta_int_ = row(4, nk + 1);
+  hy_pressure_int_ = row(5, nk + 1);
 
   // Initial state: cell averages by tensor Gauss-Legendre quadrature (3 points per active direction).
   const CaseDomain dom{gp_.lo, gp_.length, grid_.global_n[1] > 1};

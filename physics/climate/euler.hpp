@@ -66,9 +66,15 @@ class Euler : public GridPhysics {
   /// split_stage three times, or where fused_sweep(dir), with the line kernels, one pass that keeps the
   /// stages between in each task's buffers (the same bits).
   void split_sweep(int dir, double dt, bool v_active);
-  /// Whether split_sweep takes the stages along dir in one pass: line kernels, split stepping, dir not cut
-  /// across ranks (x and y are periodic, z between walls: each task makes the ghosts it reads), no inflow.
+  /// Whether split_sweep takes the stages along dir in one pass: line kernels, split stepping, no inflow,
+  /// and dir not cut across ranks (x and y are periodic, z between walls: each task makes the ghosts it
+  /// reads) or y or z cut into blocks of at least 3 ng cells (deep_exchange).
   bool fused_sweep(int dir) const;
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  /// For a fused sweep across a cut along dir (1 or 2): the 3 ng owned levels next to each cut face of
+  /// the state, from the neighbours into deep_recv_ (levels below, then above). Collective along dir.
+  void deep_exchange(int dir);
+#endif
   /// The face fluxes of s along dir into flux_ (the faces below/left of the owned cells and one past).
   void face_fluxes(const Field4D& s, int dir, double hv_dt) const;
   /// Collective: whether the run is x-z and rho_v is 0 in every owned cell of every rank.
@@ -119,8 +125,16 @@ class Euler : public GridPhysics {
   // Hydrostatic background, by array index along z (ghosts included): cell averages (and the pressure
   // of the cell-average rho theta, which the horizontal fluxes subtract), and at the face below cell k
   // (index k; the face above the last cell is index extent(2)).
+  // They are views into hy_padded_'s rows, which run hydrostatic_pad() levels further at each end.
   Kokkos::View<double*, MemSpace> hy_dens_cell_, hy_dens_theta_cell_, hy_pressure_cell_, hy_dens_int_,
       hy_dens_theta_int_, hy_pressure_int_;
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> hy_padded_;
+  /// Levels a fused sweep across a cut takes its first stage beyond the ghosts: 2 per later stage, the
+  /// ghost width each.
+  int hydrostatic_pad() const { return 2 * grid_.ng[2]; }
+  // A fused sweep across a cut (deep_exchange): the 3 ng owned levels next to each cut face, sent and
+  // received, [side][level][variable][line across][x].
+  Kokkos::View<double*, MemSpace> deep_send_, deep_recv_;
 };
 
 }  // namespace stratus::climate

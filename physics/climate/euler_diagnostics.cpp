@@ -249,7 +249,8 @@ double Euler::bytes_per_update() const {
   // direction, read the stage's state and init and write out, 3 doubles per prognostic variable (4 in
   // x-z runs, whose v momentum is 0 and skipped; 5 in 3D); the face fluxes stay in cache. A sweep that
   // keeps its stages in cache (fused_sweep: along x or y periodic, along z between walls, the direction
-  // not cut) reads the state and writes it once: 2 doubles per variable for its three stages. Unsplit
+  // not cut, or y or z cut into blocks of 6 cells or more) reads the state and writes it once: 2 doubles
+  // per variable for its three stages. Unsplit
   // SSP-RK3 (flux kernels): per stage and direction the flux kernel reads the state and writes the fluxes
   // (10), the tendency kernel reads them and writes or adds to the tendency (10, 15), plus the RK update
   // (about 20). Halo traffic and boundary kernels are left out.

@@ -10,14 +10,18 @@
 //  - Flux kernels (GPUs, one thread per face or cell): the face fluxes into flux_, then a fused update.
 // Both evaluate every face from the same operands in the same order as Euler::tendency, so the update is
 // conservative to the last bit and the two forms agree bit for bit (tested).
+#include <mpi.h>
+
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
 #include "climate/euler.hpp"
 #include "climate/euler_cases.hpp"
 #include "climate/euler_flux.hpp"
+#include "core/error.hpp"
 #include "core/reduction.hpp"
 
 namespace stratus::climate {
@@ -45,13 +49,16 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_rows(const double* p, long vs, int m) 
 }
 }  // namespace
 
+// kw_lo / kw_hi where this rank has no wall: below any array index a sweep across a cut reaches.
+constexpr int kNoWall = std::numeric_limits<int>::min();
+
 // Everything a stage kernel captures, copied out of the Euler object (no `this` in kernels).
 struct EulerStageArgs {
   Field4D init, s, out;
   Kokkos::View<double*, MemSpace> hc, htc, hpc, hi, hti, hpi;
   LocalGrid g;
   double dt, hv, nu, kappa, inv_dx;
-  int kw_lo, kw_hi;  // array index of a wall face along z on this rank, or -1
+  int kw_lo, kw_hi;  // array index of a wall face along z on this rank, or kNoWall
   // The sweep's direction is periodic within this rank: each task copies the two ghost layers it reads
   // from the owned cells they image, in place of a halo exchange.
   bool wrap;
@@ -203,11 +210,13 @@ void euler_sweep_x(const EulerStageArgs& a, const double (&dts)[3], const double
 // same faces come from the state or from a task's own buffers (euler_sweep_line).
 template <bool V, int D, bool Visc>
 struct EulerLineFaces {
-  Kokkos::View<double*, MemSpace> hc, htc, hpc, hi, hti, hpi;
+  // The background by array index along z; a fused sweep across a cut reads up to hydrostatic_pad()
+  // levels before index 0 and past the last.
+  const double *hc, *htc, *hpc, *hi, *hti, *hpi;
   double nu, kappa, inv_dx;
   int kw_lo, kw_hi;
   // Face fluxes of the m faces below the cells at sp (the first variable of the level's first cell), whose
-  // array index along z is k, into F.
+  // array index along z is k (along y: the index along z of the line), into F.
   KOKKOS_FORCEINLINE_FUNCTION void operator()(const double* sp, long vs, long ls, int k, int m, double hv,
                                               double (*F)[kChunk]) const {
     // A wall face: a loop of its own, so that neither has a branch. The series form of the pressure
@@ -224,10 +233,10 @@ struct EulerLineFaces {
                                        double (*F)[kChunk]) const {
     double hcs[4], htcs[4];
     for (int b = 0; b < 4; ++b) {
-      hcs[b] = D == 2 ? hc(k + b - 2) : hc(k);
-      htcs[b] = D == 2 ? htc(k + b - 2) : htc(k);
+      hcs[b] = D == 2 ? hc[k + b - 2] : hc[k];
+      htcs[b] = D == 2 ? htc[k + b - 2] : htc[k];
     }
-    const double hr = D == 2 ? hi(k) : hc(k), hrt = D == 2 ? hti(k) : htc(k), hp = D == 2 ? hpi(k) : hpc(k);
+    const double hr = D == 2 ? hi[k] : hc[k], hrt = D == 2 ? hti[k] : htc[k], hp = D == 2 ? hpi[k] : hpc[k];
     int misses = 0;  // a sum: GCC vectorises it, not an `&=` of bools
     for (int q = 0; q < m; ++q) {
       euler_flux::FaceStencil st;
@@ -247,7 +256,8 @@ struct EulerLineFaces {
 
 template <bool V, int D, bool Visc>
 EulerLineFaces<V, D, Visc> line_faces(const EulerStageArgs& a) {
-  return {a.hc, a.htc, a.hpc, a.hi, a.hti, a.hpi, a.nu, a.kappa, a.inv_dx, a.kw_lo, a.kw_hi};
+  return {a.hc.data(), a.htc.data(), a.hpc.data(), a.hi.data(), a.hti.data(), a.hpi.data(),
+          a.nu,        a.kappa,      a.inv_dx,     a.kw_lo,     a.kw_hi};
 }
 
 // The update of one level of a run along y or z from the faces below and above it: out = init + dt L(s),
@@ -308,13 +318,15 @@ void euler_stage_line(const EulerStageArgs& a) {
       });
 }
 
-// The wall ghosts along z of a run of m cells (level l at p + l ls, variables vs apart), as
-// Euler::fill_ghosts makes them: w = 0, the horizontal momenta rescaled by the background density, rho
-// and rho theta continued from the first owned level. With !V the v momentum is left alone.
+// The wall ghosts along z of a run of m cells (level l at p + l ls, variables vs apart), below (lo) and
+// above (hi) the owned levels, as Euler::fill_ghosts makes them: w = 0, the horizontal momenta rescaled
+// by the background density, rho and rho theta continued from the first owned level. With !V the v
+// momentum is left alone.
 template <bool V>
 KOKKOS_FORCEINLINE_FUNCTION void wall_ghosts(double* p, long vs, long ls, int m, int l0, int nl,
-                                             const Kokkos::View<double*, MemSpace>& hc) {
+                                             const Kokkos::View<double*, MemSpace>& hc, bool lo, bool hi) {
   for (int side = 0; side < 2; ++side) {
+    if (!(side == 0 ? lo : hi)) continue;
     const int src = side == 0 ? l0 : l0 + nl - 1, step = side == 0 ? -1 : 1;
     for (int g = 1; g <= l0; ++g) {
       const int k = src + step * g;
@@ -332,15 +344,21 @@ KOKKOS_FORCEINLINE_FUNCTION void wall_ghosts(double* p, long vs, long ls, int m,
   }
 }
 
-// The three stages of a y sweep (y periodic within this rank) or a z sweep (z between walls, not cut), a
-// task per run of `chunk` cells along x and line across: the run's state is read once and written once,
-// the two stages between live in the task's own buffers (the run's line of each variable, with two
-// ghost levels at each end: wrapped from the owned levels along y, the walls' along z), where
-// euler_stage_line's three passes read and wrote the whole state, tmp_ and tmp2_. Each face and cell is
-// evaluated from the same operands in the same order as there: the same bits. chunk (at most kChunk)
-// keeps a task's state and buffers within a core's L2.
+// The three stages of a y sweep or a z sweep, a task per run of `chunk` cells along x and line across:
+// the run's state is read once and written once, the two stages between live in the task's own buffers,
+// where euler_stage_line's three passes read and wrote the whole state, tmp_ and tmp2_. Each face and cell
+// is evaluated from the same operands in the same order as there: the same bits.
+//  - Not cut (y periodic within this rank, z between walls on one rank; deep = nullptr): the stages
+//    between carry two ghost levels at each end, wrapped from the owned levels along y, the walls' along z.
+//  - Cut across ranks (deep: Euler::deep_exchange's levels): the task copies its line of the state with
+//    the 3 ng levels beyond each cut face into a buffer; the first stage is taken 2 ng levels into the
+//    neighbour's cells, the second ng, the last on the owned cells, which is what the neighbour computes
+//    for those cells, bit for bit (the background beyond the ghosts is hydrostatic_pad()'s). A wall side
+//    gets its ghosts as above.
+// chunk (at most kChunk) keeps a task's state and buffers within a core's L2.
 template <bool V, int D, bool Visc>
-void euler_sweep_line(const EulerStageArgs& a, const double (&dts)[3], const double (&hvs)[3], int chunk) {
+void euler_sweep_line(const EulerStageArgs& a, const double (&dts)[3], const double (&hvs)[3], int chunk,
+                      const double* deep) {
   const Field4D st = a.s;
   const LocalGrid g = a.g;
   const auto hc = a.hc;
@@ -349,43 +367,81 @@ void euler_sweep_line(const EulerStageArgs& a, const double (&dts)[3], const dou
   const double dt0 = dts[0], dt1 = dts[1], dt2 = dts[2], hv0 = hvs[0], hv1 = hvs[1], hv2 = hvs[2];
   const int nx = g.n[0], runs = (nx + chunk - 1) / chunk;
   const int across = D == 2 ? g.n[1] : g.n[2];
-  const int l0 = g.ng[D], nl = g.n[D];
-  const long bls = chunk, bvs = static_cast<long>(nl + 2 * l0) * chunk;  // a buffer's level and variable strides
+  const int l0 = g.ng[D], nl = g.n[D], deep_levels = 3 * l0;
+  // Which faces are cut: along y both, along z those without a wall.
+  const bool cut_lo = deep && (D == 1 || a.kw_lo == kNoWall), cut_hi = deep && (D == 1 || a.kw_hi == kNoWall);
+  // A buffer holds a run's line of each variable from array level l0 - deep_levels to l0 + nl + deep_levels.
+  const long bls = chunk, bvs = static_cast<long>(nl + 2 * deep_levels) * chunk;
+  const long deep_side = static_cast<long>(deep_levels) * kEulerVars * across * nx;  // deep_exchange's layout
   Kokkos::parallel_for(
       D == 2 ? "euler::sweep_z" : "euler::sweep_y", Flat(0, runs * across), KOKKOS_LAMBDA(int n) {
-        const int c = n % runs;
-        const int t = (D == 2 ? g.ng[1] : g.ng[2]) + n / runs;
+        const int c = n % runs, line = n / runs;
+        const int t = (D == 2 ? g.ng[1] : g.ng[2]) + line;
         const int i0 = g.ng[0] + c * chunk, m = nx - c * chunk < chunk ? nx - c * chunk : chunk;
         const long vs = static_cast<long>(st.stride(0)), ls = static_cast<long>(D == 2 ? st.stride(1) : st.stride(2));
         double* const s0 = D == 2 ? &st(0, 0, t, i0) : &st(0, t, 0, i0);  // the run at array level 0
         auto ghosts = [&](double* p, long pvs, long pls) {
-          if (D == 1)
+          if (D == 1 && !deep)
             wrap_ghosts([=](int l) { return p + l * pls; }, l0, nl, pvs, m, true, true);
-          else
-            wall_ghosts<V>(p, pvs, pls, m, l0, nl, hc);
+          else if (D == 2)
+            wall_ghosts<V>(p, pvs, pls, m, l0, nl, hc, !cut_lo, !cut_hi);
         };
-        ghosts(s0, vs, ls);
-        // Grown once per thread to the longest line it meets; never shared.
+        // Grown once per thread to the longest line it meets; never shared. Level l (array index) of a
+        // buffer at bufs[b] + l * bls: the stages between, and (a cut sweep) the state with its deep levels.
         thread_local std::vector<double> scratch;
-        if (scratch.size() < static_cast<std::size_t>(2 * kEulerVars * bvs))
-          scratch.resize(static_cast<std::size_t>(2 * kEulerVars * bvs));
-        double* const bufs[2] = {scratch.data(), scratch.data() + kEulerVars * bvs};
+        if (scratch.size() < static_cast<std::size_t>(3 * kEulerVars * bvs))
+          scratch.resize(static_cast<std::size_t>(3 * kEulerVars * bvs));
+        double* const bufs[3] = {scratch.data() + (deep_levels - l0) * bls,
+                                 scratch.data() + kEulerVars * bvs + (deep_levels - l0) * bls,
+                                 scratch.data() + 2 * kEulerVars * bvs + (deep_levels - l0) * bls};
+        // The state's line: the first stage's s and every stage's init.
+        const double* in = s0;
+        long ivs = vs, ils = ls;
+        if (deep) {
+          double* const b = bufs[2];
+          for (int l = l0; l < l0 + nl; ++l)
+            for (int v = 0; v < kEulerVars; ++v) {
+              const double* from = s0 + v * vs + l * ls;
+              double* to = b + v * bvs + l * bls;
+              for (int q = 0; q < m; ++q) to[q] = from[q];
+            }
+          for (int side = 0; side < 2; ++side) {
+            if (!(side == 0 ? cut_lo : cut_hi)) continue;
+            for (int e = 0; e < deep_levels; ++e) {
+              const int l = side == 0 ? l0 - deep_levels + e : l0 + nl + e;
+              for (int v = 0; v < kEulerVars; ++v) {
+                const double* from = deep + side * deep_side +
+                                     ((static_cast<long>(e) * kEulerVars + v) * across + line) * nx + c * chunk;
+                double* to = b + v * bvs + l * bls;
+                for (int q = 0; q < m; ++q) to[q] = from[q];
+              }
+            }
+          }
+          ghosts(b, bvs, bls);
+          in = b;
+          ivs = bvs;
+          ils = bls;
+        } else {
+          ghosts(s0, vs, ls);
+        }
         double F[2][kEulerVars][kChunk];
         for (int stage = 0; stage < 3; ++stage) {
           const double dt = stage == 0 ? dt0 : stage == 1 ? dt1 : dt2;
           const double hv = stage == 0 ? hv0 : stage == 1 ? hv1 : hv2;
           // s: the state, then the first and second stages' buffers; out: those buffers, then the state.
-          const double* const sp = stage == 0 ? s0 : bufs[stage - 1];
-          const long svs = stage == 0 ? vs : bvs, sls = stage == 0 ? ls : bls;
+          const double* const sp = stage == 0 ? in : bufs[stage - 1];
+          const long svs = stage == 0 ? ivs : bvs, sls = stage == 0 ? ils : bls;
           double* const op = stage == 2 ? s0 : bufs[stage];
           const long ovs = stage == 2 ? vs : bvs, ols = stage == 2 ? ls : bls;
-          faces(sp + l0 * sls, svs, sls, D == 2 ? l0 : t, m, hv, F[0]);
-          for (int l = l0; l < l0 + nl; ++l) {
-            if (stage == 0 && l + 3 < l0 + nl + l0) prefetch_rows<false>(s0 + (l + 3) * ls, vs, m);
-            faces(sp + (l + 1) * sls, svs, sls, D == 2 ? l + 1 : t, m, hv, F[(l - l0 + 1) % 2]);
+          // The levels this stage updates: ng more beyond a cut face for each stage after it.
+          const int lo = cut_lo ? l0 - l0 * (2 - stage) : l0, hi = cut_hi ? l0 + nl + l0 * (2 - stage) : l0 + nl;
+          faces(sp + lo * sls, svs, sls, D == 2 ? lo : t, m, hv, F[0]);
+          for (int l = lo; l < hi; ++l) {
+            if (!deep && stage == 0 && l + 3 < l0 + nl + l0) prefetch_rows<false>(s0 + (l + 3) * ls, vs, m);
+            faces(sp + (l + 1) * sls, svs, sls, D == 2 ? l + 1 : t, m, hv, F[(l - lo + 1) % 2]);
             // init is the state: in the last stage a level is overwritten after the faces above it.
-            line_update<V, D>(op + l * ols, ovs, s0 + l * ls, vs, sp + l * sls + kDens * svs, F[(l - l0) % 2],
-                              F[(l - l0 + 1) % 2], m, dt, inv_dx);
+            line_update<V, D>(op + l * ols, ovs, in + l * ils, ivs, sp + l * sls + kDens * svs, F[(l - lo) % 2],
+                              F[(l - lo + 1) % 2], m, dt, inv_dx);
           }
           if (stage < 2) ghosts(bufs[stage], bvs, bls);
         }
@@ -447,11 +503,14 @@ void Euler::face_fluxes(const Field4D& s, int dir, double hv_dt) const {
 bool Euler::fused_sweep(int dir) const {
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
   if (!line_kernels_ || p_.splitting != EulerSplitting::alternating || grid_.global_n[dir] <= 1 ||
-      decomp_->dims()[dir] != 1 || euler_cases()[static_cast<std::size_t>(p_.test)].inflow)
+      euler_cases()[static_cast<std::size_t>(p_.test)].inflow)
     return false;
-  // x and y periodic within the rank (each task wraps its ghosts), z between the walls (the constructor
-  // requires both).
-  return dir < 2 ? decomp_->periodic(dir) : !decomp_->periodic(2);
+  // Not cut: x and y periodic within the rank (each task wraps its ghosts), z between the walls (the
+  // constructor requires both).
+  if (decomp_->dims()[dir] == 1) return dir < 2 ? decomp_->periodic(dir) : !decomp_->periodic(2);
+  // Cut along y or z: deep_exchange's 3 ng levels must come from the neighbour's owned cells, so every
+  // rank holds at least that many (a block has global_n / dims cells or one more).
+  return dir > 0 && grid_.global_n[dir] / decomp_->dims()[dir] >= 3 * grid_.ng[dir];
 #else
   (void)dir;
   return false;
@@ -459,49 +518,92 @@ bool Euler::fused_sweep(int dir) const {
 }
 
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+void Euler::deep_exchange(int dir) {
+  const LocalGrid g = grid_;
+  const int levels = 3 * g.ng[dir], nx = g.n[0], nl = g.n[dir], l0 = g.ng[dir];
+  const int across = dir == 2 ? g.n[1] : g.n[2];
+  const long side = static_cast<long>(levels) * kEulerVars * across * nx;
+  if (deep_send_.extent(0) != static_cast<std::size_t>(2 * side)) {
+    deep_send_ = Kokkos::View<double*, MemSpace>("euler::deep_send", 2 * side);
+    deep_recv_ = Kokkos::View<double*, MemSpace>("euler::deep_recv", 2 * side);
+  }
+  const int below = decomp_->neighbor(0, dir == 1 ? -1 : 0, dir == 2 ? -1 : 0);  // MPI_PROC_NULL at a wall
+  const int above = decomp_->neighbor(0, dir == 1 ? 1 : 0, dir == 2 ? 1 : 0);
+  constexpr int kDownTag = 7201, kUpTag = 7202;  // the direction the levels travel
+  const MPI_Comm comm = decomp_->comm();
+  double* const send = deep_send_.data();
+  double* const recv = deep_recv_.data();
+  MPI_Request reqs[4];
+  STRATUS_MPI_CHECK(MPI_Irecv(recv, static_cast<int>(side), MPI_DOUBLE, below, kUpTag, comm, &reqs[0]));
+  STRATUS_MPI_CHECK(MPI_Irecv(recv + side, static_cast<int>(side), MPI_DOUBLE, above, kDownTag, comm, &reqs[1]));
+  // The lowest `levels` owned levels go down, the highest up: [side][level][variable][line across][x].
+  const Field4D s = state_;
+  Kokkos::parallel_for(
+      "euler::deep_pack", Flat(0, 2 * levels * kEulerVars * across), KOKKOS_LAMBDA(int n) {
+        const int line = n % across, v = n / across % kEulerVars, e = n / across / kEulerVars % levels;
+        const int up = n / across / kEulerVars / levels;
+        const int l = up ? l0 + nl - levels + e : l0 + e;
+        const int t = (dir == 2 ? g.ng[1] : g.ng[2]) + line;
+        const double* from = dir == 2 ? &s(v, l, t, g.ng[0]) : &s(v, t, l, g.ng[0]);
+        double* to = send + static_cast<long>(n) * nx;
+        for (int q = 0; q < nx; ++q) to[q] = from[q];
+      });
+  Kokkos::fence();
+  STRATUS_MPI_CHECK(MPI_Isend(send, static_cast<int>(side), MPI_DOUBLE, below, kDownTag, comm, &reqs[2]));
+  STRATUS_MPI_CHECK(MPI_Isend(send + side, static_cast<int>(side), MPI_DOUBLE, above, kUpTag, comm, &reqs[3]));
+  STRATUS_MPI_CHECK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+}
+#endif
+
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
 namespace {
-// Cells along x per task of a fused y or z sweep: its run of the state and the two stage buffers, lines
-// of nl levels (and 4 ghosts) of nv variables, within about 5 MiB; a multiple of 16 doubles, 16 to kChunk.
+// Cells along x per task of a fused y or z sweep: its run of the state and `lines` buffers (2 for the
+// stages between, and across a cut the state's copy), lines of nl levels (and ghosts) of nv variables,
+// within about 5 MiB; a multiple of 16 doubles, 16 to kChunk.
 // On the development machine (AMD Zen 4, 1 MiB L2 a core, 1 thread per rank), in cell-updates/s: 3D
 // 128^3 1.61e7 / 1.78e7 / 1.84e7 at 32 / 64 / 128 cells; 2D 400 x 200 3.3e7 / 3.5e7 / 3.6e7; 2D
 // 2048 x 1024 (1024 levels) 2.57e7 / 2.75e7 / 2.57e7 / 2.37e7 at 32 / 48 / 64 / 96, and 2.2-2.5e7 at
 // 40 and 56 (rows not a multiple of 128 bytes).
-int fused_line_chunk(int nl, int nv) {
-  const double per_cell = 8.0 * nv * (3.0 * nl + 8.0);
+int fused_line_chunk(int nl, int nv, int lines) {
+  const double per_cell = 8.0 * nv * ((lines + 1.0) * nl + 8.0);
   const int c = static_cast<int>(5.0 * 1024.0 * 1024.0 / per_cell) / 16 * 16;
   return std::max(16, std::min(kChunk, c));
 }
 
 template <bool V, bool Visc>
-void fused_sweep_kernel(int dir, const EulerStageArgs& a, const double (&dts)[3], const double (&hvs)[3], int chunk) {
+void fused_sweep_kernel(int dir, const EulerStageArgs& a, const double (&dts)[3], const double (&hvs)[3], int chunk,
+                        const double* deep) {
   if (dir == 0)
     euler_sweep_x<V, Visc>(a, dts, hvs);
   else if (dir == 1)
-    euler_sweep_line<V, 1, Visc>(a, dts, hvs, chunk);
+    euler_sweep_line<V, 1, Visc>(a, dts, hvs, chunk, deep);
   else
-    euler_sweep_line<V, 2, Visc>(a, dts, hvs, chunk);
+    euler_sweep_line<V, 2, Visc>(a, dts, hvs, chunk, deep);
 }
 }  // namespace
 #endif
 
 void Euler::split_sweep(int dir, double dt, bool v_active) {
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-  // Along x or y periodic within this rank, or z between walls on one rank (no inflow): the three stages
-  // in one pass over the rows or lines.
+  // Along x or y periodic within this rank, z between walls on one rank, or y or z cut across ranks with
+  // the levels of deep_exchange (no inflow): the three stages in one pass over the rows or lines.
   if (fused_sweep(dir)) {
+    const bool cut = decomp_->dims()[dir] > 1;
+    if (cut) deep_exchange(dir);
     const double dts[3] = {dt / 3.0, dt / 2.0, dt};
     const double hvs[3] = {fv::hyperviscosity(p_.hv_beta, grid_.dx[dir], dts[0]),
                            fv::hyperviscosity(p_.hv_beta, grid_.dx[dir], dts[1]),
                            fv::hyperviscosity(p_.hv_beta, grid_.dx[dir], dts[2])};
     const EulerStageArgs a = stage_args(state_, state_, state_, dt, dir, true);
     const bool visc = p_.nu > 0.0 || p_.kappa > 0.0;
-    const int chunk = fused_line_chunk(grid_.n[dir], v_active ? kEulerVars : kEulerVars - 1);
+    const int chunk = fused_line_chunk(grid_.n[dir], v_active ? kEulerVars : kEulerVars - 1, cut ? 3 : 2);
+    const double* deep = cut ? deep_recv_.data() : nullptr;
     if (v_active)
-      visc ? fused_sweep_kernel<true, true>(dir, a, dts, hvs, chunk)
-           : fused_sweep_kernel<true, false>(dir, a, dts, hvs, chunk);
+      visc ? fused_sweep_kernel<true, true>(dir, a, dts, hvs, chunk, deep)
+           : fused_sweep_kernel<true, false>(dir, a, dts, hvs, chunk, deep);
     else
-      visc ? fused_sweep_kernel<false, true>(dir, a, dts, hvs, chunk)
-           : fused_sweep_kernel<false, false>(dir, a, dts, hvs, chunk);
+      visc ? fused_sweep_kernel<false, true>(dir, a, dts, hvs, chunk, deep)
+           : fused_sweep_kernel<false, false>(dir, a, dts, hvs, chunk, deep);
     return;
   }
 #endif
@@ -529,8 +631,8 @@ EulerStageArgs Euler::stage_args(const Field4D& init, const Field4D& s, const Fi
                         p_.nu,
                         p_.kappa,
                         1.0 / g.dx[dir],
-                        g.offset[2] == 0 ? g.ng[2] : -1,
-                        g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : -1,
+                        g.offset[2] == 0 ? g.ng[2] : kNoWall,
+                        g.offset[2] + g.n[2] == g.global_n[2] ? g.ng[2] + g.n[2] : kNoWall,
                         wrap};
 }
 #endif
