@@ -62,17 +62,47 @@ std::string Euler::describe() const {
 }
 
 double Euler::memory_bytes() const {
+  // The state, the stage fields and the flux field where the run needs them or has them, the output
+  // fields (6), deep_exchange's buffers.
   const bool flux = uses_flux_kernels() || flux_.extent(0) > 0;
-  return grid_memory_bytes((flux ? 4 : 3) * kEulerVars + 6);
+  const bool stages = needs_stage_fields() || tmp_.extent(0) > 0;
+  const double deep = static_cast<double>(std::max<long>(deep_buffer_size(), static_cast<long>(deep_send_.extent(0))));
+  return grid_memory_bytes((1 + (stages ? 2 : 0) + (flux ? 1 : 0)) * kEulerVars + 6) + 2.0 * 8.0 * deep;
 }
 
 void Euler::set_line_kernels(bool on) {
   line_kernels_ = on;
-  if (state_.extent(0) > 0) allocate_flux();  // after the state was set; set_initial_state does it before
+  if (state_.extent(0) > 0) allocate_work();  // after the state was set; set_initial_state does it before
 }
 
-void Euler::allocate_flux() {
+void Euler::allocate_work() {
   if (uses_flux_kernels() && flux_.extent(0) == 0) flux_ = grid_.allocate("euler::flux", kEulerVars);
+  if (needs_stage_fields() && tmp_.extent(0) == 0) {
+    tmp_ = grid_.allocate("euler::tmp", kEulerVars);
+    tmp2_ = grid_.allocate("euler::tmp2", kEulerVars);
+  }
+  const long deep = deep_buffer_size();
+  if (deep > static_cast<long>(deep_send_.extent(0))) {
+    deep_send_ = Kokkos::View<double*, MemSpace>("euler::deep_send", deep);
+    deep_recv_ = Kokkos::View<double*, MemSpace>("euler::deep_recv", deep);
+  }
+}
+
+bool Euler::needs_stage_fields() const {
+  if (p_.splitting != EulerSplitting::alternating) return false;
+  for (int d = 0; d < 3; ++d)
+    if (grid_.global_n[d] > 1 && !fused_sweep(d)) return true;
+  return false;
+}
+
+long Euler::deep_buffer_size() const {
+  long most = 0;
+  for (int d = 1; d < 3; ++d)
+    if (fused_sweep(d) && decomp_->dims()[d] > 1) {
+      const int across = d == 2 ? grid_.n[1] : grid_.n[2];
+      most = std::max(most, 2L * 3 * grid_.ng[d] * kEulerVars * across * grid_.n[0]);
+    }
+  return most;
 }
 
 std::optional<GridFields> Euler::checkpoint_fields() {
@@ -82,10 +112,10 @@ std::optional<GridFields> Euler::checkpoint_fields() {
 
 void Euler::set_initial_state() {
   v_active_ = -1;
-  tmp_ = grid_.allocate("euler::tmp", kEulerVars);
-  tmp2_ = grid_.allocate("euler::tmp2", kEulerVars);
-  flux_ = Field4D();
-  allocate_flux();  // the CPU line kernels of the split step carry their fluxes in the cache
+  tmp_ = tmp2_ = flux_ = Field4D();
+  // The CPU line kernels of the split step carry their fluxes in the cache, and where a sweep is one
+  // pass, its stages too.
+  allocate_work();
   const EulerCaseDef& c = euler_cases()[static_cast<std::size_t>(p_.test)];
 
   // Background, on the host: cell averages by quadrature, and point values at the faces. The arrays run

@@ -70,6 +70,9 @@ class Euler : public GridPhysics {
   /// and dir not cut across ranks (x and y are periodic, z between walls: each task makes the ghosts it
   /// reads) or y or z cut into blocks of at least 3 ng cells (deep_exchange).
   bool fused_sweep(int dir) const;
+  /// Whether some active direction's split sweep takes its stages one at a time, through two state-size
+  /// fields (allocated only then).
+  bool needs_stage_fields() const;
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
   /// For a fused sweep across a cut along dir (1 or 2): the 3 ng owned levels next to each cut face of
   /// the state, from the neighbours into deep_recv_ (levels below, then above). Collective along dir.
@@ -102,7 +105,9 @@ class Euler : public GridPhysics {
 
  private:
   EulerParams p_;
-  // flux_: face fluxes of one direction, at the face below/left; allocated only for the flux kernels.
+  // tmp_, tmp2_: the stages between of a sweep taken a stage at a time; allocated only where a split
+  // sweep is (needs_stage_fields). flux_: face fluxes of one direction, at the face below/left; allocated
+  // only for the flux kernels.
   Field4D tmp_, tmp2_, flux_, out_;
   bool uses_flux_kernels() const {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
@@ -111,7 +116,11 @@ class Euler : public GridPhysics {
     return !line_kernels_ || p_.splitting == EulerSplitting::unsplit;
 #endif
   }
-  void allocate_flux();
+  /// Allocates what the kernels the run now takes need and are not there yet: flux_, tmp_ and tmp2_, the
+  /// buffers of deep_exchange. Before the step loop (set_initial_state, set_line_kernels), not in it.
+  void allocate_work();
+  /// Doubles per buffer of deep_exchange (its sends or its receives); 0 where no sweep crosses a cut.
+  long deep_buffer_size() const;
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
   /// What a line kernel captures for a stage along dir (euler_split.cpp).
   EulerStageArgs stage_args(const Field4D& init, const Field4D& s, const Field4D& out, double dt, int dir,

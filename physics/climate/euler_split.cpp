@@ -523,10 +523,8 @@ void Euler::deep_exchange(int dir) {
   const int levels = 3 * g.ng[dir], nx = g.n[0], nl = g.n[dir], l0 = g.ng[dir];
   const int across = dir == 2 ? g.n[1] : g.n[2];
   const long side = static_cast<long>(levels) * kEulerVars * across * nx;
-  if (deep_send_.extent(0) != static_cast<std::size_t>(2 * side)) {
-    deep_send_ = Kokkos::View<double*, MemSpace>("euler::deep_send", 2 * side);
-    deep_recv_ = Kokkos::View<double*, MemSpace>("euler::deep_recv", 2 * side);
-  }
+  STRATUS_REQUIRE(static_cast<long>(deep_send_.extent(0)) >= 2 * side,
+                  "Euler::deep_exchange before its buffers were allocated (allocate_work)");
   const int below = decomp_->neighbor(0, dir == 1 ? -1 : 0, dir == 2 ? -1 : 0);  // MPI_PROC_NULL at a wall
   const int above = decomp_->neighbor(0, dir == 1 ? 1 : 0, dir == 2 ? 1 : 0);
   constexpr int kDownTag = 7201, kUpTag = 7202;  // the direction the levels travel
@@ -607,6 +605,7 @@ void Euler::split_sweep(int dir, double dt, bool v_active) {
     return;
   }
 #endif
+  STRATUS_REQUIRE(tmp_.extent(0) > 0, "Euler::split_sweep a stage at a time without its stage fields (allocate_work)");
   split_stage(state_, state_, tmp_, dt / 3.0, dir, v_active);
   split_stage(state_, tmp_, tmp2_, dt / 2.0, dir, v_active);
   split_stage(state_, tmp2_, state_, dt, dir, v_active);
