@@ -192,7 +192,7 @@ Counts check_system(const System& s, double cutoff, double skin) {
     // test also runs with two threads).
     nl.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
     CHECK(from_device(nl) == raw);
-    // The portable candidate loop (GPUs, CPUs without AVX-512) lists the same partners in the same order.
+    // The portable candidate loop (GPUs, CPUs without AVX-512 or AVX2) lists the same partners in the same order.
     NeighborList portable({cutoff, skin, half, newton_ghost, true});
     portable.build(x, s.n_local, s.n_ghost, s.lo, s.hi);
     CHECK(from_device(portable) == raw);

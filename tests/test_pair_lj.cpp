@@ -177,7 +177,7 @@ TEST_CASE("lj/cut forces, energy and virial equal the brute-force sum with full 
   }
 }
 
-// On a CPU with AVX-512 the default row is the explicit SIMD one (md/pair_simd.hpp); it must agree with the
+// On a CPU with AVX-512 or AVX2 the default row is the explicit SIMD one (md/pair_simd.hpp); it must agree with the
 // portable loop that GPUs run: per pair the same operations, only the order of a row's sums differs. With
 // one type and with two (coefficient gathers), full and half lists, with and without the energy. Registered
 // also with two threads, where the half list adds the partners' shares through the ScatterView.

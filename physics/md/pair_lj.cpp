@@ -160,7 +160,7 @@ struct PairKernel {
   // Half lists with one thread on the host: f itself, written directly (no ScatterView indexing per
   // partner); null otherwise.
   double* direct = nullptr;
-  bool simd = false;  // lj/cut on an AVX-512 CPU: the explicit SIMD row (md/pair_simd.hpp)
+  bool simd = false;  // lj/cut on an AVX-512 or AVX2 CPU: the explicit SIMD row (md/pair_simd.hpp)
 
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
     double e = 0.0, ec = 0.0, w = 0.0;
@@ -255,7 +255,7 @@ struct PairKernel {
       }
     }
   }
-#ifdef STRATUS_PAIR_AVX512
+#ifdef STRATUS_PAIR_SIMD
   void simd_row(int i, double& esum, double& wsum) const;
 #endif
 };
@@ -265,14 +265,14 @@ struct PairKernel {
 // types; which pairs lie inside the cutoff is no branch to mispredict), then, for a half list, the
 // partners' shares added through the ScatterView in a scalar loop. The sums run in the vector lanes'
 // order: the same bits on every run, rank count and thread count of one build. The loops are padded to
-// whole vectors of kLanes (8 doubles: AVX-512; a multiple of narrower vectors): the padding lanes take i
-// itself as partner and are masked out, so no scalar remainder loop runs.
+// whole vectors of kLanes (8 doubles: AVX-512; a multiple of narrower vectors such as AVX2's 4): the padding lanes take
+// i itself as partner and are masked out, so no scalar remainder loop runs.
 constexpr int kLanes = 8;
 
 template <class Pot, bool HALF, bool EV, class Scatter>
 KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV, Scatter>::masked_row(int i, double& esum,
                                                                                 double& wsum) const {
-#ifdef STRATUS_PAIR_AVX512
+#ifdef STRATUS_PAIR_SIMD
   if constexpr (std::is_same_v<Pot, LJPair>) {
     if (simd) {
       simd_row(i, esum, wsum);
@@ -329,7 +329,7 @@ KOKKOS_FORCEINLINE_FUNCTION void PairKernel<Pot, HALF, EV, Scatter>::masked_row(
   wsum += w;
 }
 
-#ifdef STRATUS_PAIR_AVX512
+#ifdef STRATUS_PAIR_SIMD
 template <class Pot, bool HALF, bool EV, class Scatter>
 void PairKernel<Pot, HALF, EV, Scatter>::simd_row(int i, double& esum, double& wsum) const {
   const LJCoeffs& c = pot.c;
@@ -390,7 +390,7 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
   Kokkos::deep_copy(f, 0.0);
   const bool half = list.params().half;
   const NeighborRows rows = list.rows();
-  simd = simd && rows.slot_stride == 1;  // the AVX-512 row reads a row's partners as consecutive ints
+  simd = simd && rows.slot_stride == 1;  // the SIMD row reads a row's partners as consecutive ints
   const int newton_limit = list.params().newton_ghost ? n_local + list.n_ghost() : n_local;
   // Full list: each atom owns its force (no atomics, the GPU choice); every pair is seen from both sides,
   // so energy and virial count half. Half list: Newton's third law among owned atoms, each such pair once,
@@ -421,7 +421,7 @@ PairResult compute(const Pot& pot, const ParticleVec& x, const ParticleInt& type
 
 PairResult compute_pair(const LJCoeffs& c, const ParticleVec& x, const ParticleInt& type, const NeighborList& list,
                         const ParticleVec& f, PairScratch* scratch, bool energy, PairPath path) {
-#ifdef STRATUS_PAIR_AVX512
+#ifdef STRATUS_PAIR_SIMD
   const bool simd = path == PairPath::best;
 #else
   const bool simd = false;

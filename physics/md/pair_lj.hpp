@@ -120,8 +120,9 @@ struct PairScratch {
   std::size_t rows = 0;
 };
 
-/// Which lj/cut row runs on a CPU with AVX-512: the explicit SIMD one (md/pair_simd.hpp), or the portable
-/// loop that GPUs and other CPUs run (tests compare the two). Elsewhere both mean the portable loop.
+/// Which lj/cut row runs on a CPU with AVX-512 or AVX2: the explicit SIMD one (md/pair_simd.hpp), or the
+/// portable loop that GPUs and other CPUs run (tests compare the two). Elsewhere both mean the portable loop.
+/// `stratus info` says which the build has.
 enum class PairPath { best, portable };
 
 /// Forces on the owned atoms 0 .. n_local - 1 of f (all of f is zeroed first), and this rank's share of the

@@ -1,7 +1,7 @@
-// The lj/cut neighbor row in explicit AVX-512 (8 doubles a vector), for CPUs that have it (host builds with
-// -march=native on such a CPU; GPU builds and other CPUs use the portable loop of pair_lj.cpp). What it does
-// that the compiler's vectorisation of the portable loop does not:
-//   - every partner is in a full or masked vector of 8: no scalar remainder loop (the portable loop's
+// The lj/cut neighbor row in explicit SIMD, for CPUs that have AVX-512 (8 doubles a vector) or AVX2 (4),
+// in host builds with -march=native on such a CPU; GPU builds and other CPUs use the portable loop of
+// pair_lj.cpp. What it does that the compiler's vectorisation of the portable loop does not:
+//   - every partner is in a full or masked vector: no scalar remainder loop (the portable loop's
 //     vectoriser picks 16 lanes and leaves up to 15 partners of each row to a scalar loop with branches);
 //   - one type (or every type pair alike): the coefficients are broadcast once a row, no gathers.
 // The partners' shares of a half list are left to the caller's scalar loop, a block at a time: on AMD Zen 4
@@ -9,10 +9,10 @@
 // 0.45 s against 0.53 s of pair compute for 100 steps of 32,000 atoms.
 // The arithmetic is that of LJCoeffs::fpair / energy, operation by operation (no fused multiply-add, as
 // the build's -ffp-contract=off), so each pair's force has the portable loop's bits; only the order of the
-// sums over a row differs (lane order, fixed: the same bits on every run).
+// sums over a row differs (lane order, fixed: the same bits on every run of one build).
 #pragma once
 #if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-#define STRATUS_PAIR_AVX512 1
+#define STRATUS_PAIR_SIMD "AVX-512"
 #include <immintrin.h>
 
 namespace stratus::md::simd {
@@ -101,6 +101,114 @@ inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict 
         _mm512_store_pd(gx + (p - p0), ax);
         _mm512_store_pd(gy + (p - p0), ay);
         _mm512_store_pd(gz + (p - p0), az);
+      }
+    }
+    if constexpr (HALF) flush(p0, pend - p0, gx, gy, gz);
+  }
+  RowSums r;
+  r.fx = hsum(fx);
+  r.fy = hsum(fy);
+  r.fz = hsum(fz);
+  if constexpr (EV) {
+    r.e = hsum(e);
+    r.w = hsum(w);
+  }
+  return r;
+}
+
+}  // namespace stratus::md::simd
+#elif defined(__AVX2__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+#define STRATUS_PAIR_SIMD "AVX2"
+#include <immintrin.h>
+
+namespace stratus::md::simd {
+
+/// Raw host pointers to LJCoeffs' tables (index ti * stride + tj).
+struct LJTable {
+  const double *lj1, *lj2, *lj3, *lj4, *cutsq, *offset;
+  int stride;
+};
+
+/// Sums of one row: i's force, and (EV) its share of the energy and virial.
+struct RowSums {
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+};
+
+// Gathers of 4 doubles with a defined (zero) source; a horizontal sum in a fixed order.
+inline __m256d gather(__m128i idx, const double* base) {
+  return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), base, idx, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), 8);
+}
+inline double hsum(__m256d v) {
+  alignas(32) double a[4];
+  _mm256_store_pd(a, v);
+  return (a[0] + a[2]) + (a[1] + a[3]);
+}
+// A mask of 4 32-bit lanes as 4 64-bit lanes (all ones or zero).
+inline __m256d widen(__m128i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(m)); }
+
+constexpr int kSimdBlock = 64;  // partners per call of flush (the buffered half-list form)
+
+/// The row of atom i, as the AVX-512 form: partners js[s .. t), positions xs (x, y, z per atom), types ts.
+/// HALF: the pair forces are handed to flush(p0, m, gx, gy, gz) a block of up to kSimdBlock partners at a
+/// time; weights of the energy and virial: 1 for partners j < nl, else 1/2. UNIFORM: every type pair has
+/// the coefficients of (1, 1).
+template <bool HALF, bool EV, bool UNIFORM, class Flush>
+inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict ts, const int* __restrict js, int s,
+                      int t, int nl, const LJTable& c, Flush&& flush) {
+  const __m256d xi = _mm256_set1_pd(xs[3 * i]), yi = _mm256_set1_pd(xs[3 * i + 1]), zi = _mm256_set1_pd(xs[3 * i + 2]);
+  const __m256d one = _mm256_set1_pd(1.0), half_w = _mm256_set1_pd(0.5);
+  const __m128i iv = _mm_set1_epi32(i), lane = _mm_setr_epi32(0, 1, 2, 3);
+  [[maybe_unused]] const __m128i nlv = _mm_set1_epi32(nl);
+  const __m128i base = _mm_set1_epi32(UNIFORM ? 0 : ts[i] * c.stride);
+  const int u = c.stride + 1;  // the (1, 1) entry
+  __m256d lj1 = _mm256_set1_pd(c.lj1[u]), lj2 = _mm256_set1_pd(c.lj2[u]), cutsq = _mm256_set1_pd(c.cutsq[u]);
+  __m256d lj3 = _mm256_set1_pd(c.lj3[u]), lj4 = _mm256_set1_pd(c.lj4[u]), off = _mm256_set1_pd(c.offset[u]);
+  __m256d fx = _mm256_setzero_pd(), fy = fx, fz = fx, e = fx, w = fx;
+  alignas(32) double gx[kSimdBlock], gy[kSimdBlock], gz[kSimdBlock];
+  for (int p0 = s; p0 < t; p0 += kSimdBlock) {
+    const int pend = t - p0 < kSimdBlock ? t : p0 + kSimdBlock;
+    for (int p = p0; p < pend; p += 4) {
+      const __m128i valid = _mm_cmpgt_epi32(_mm_set1_epi32(pend - p), lane);  // all ones in a lane to take
+      // Padding lanes: i itself (a load that cannot fault), masked out below.
+      const __m128i j = _mm_blendv_epi8(iv, _mm_maskload_epi32(js + p, valid), valid);
+      const __m128i j3 = _mm_add_epi32(_mm_add_epi32(j, j), j);
+      const __m256d dx = _mm256_sub_pd(xi, gather(j3, xs));
+      const __m256d dy = _mm256_sub_pd(yi, gather(j3, xs + 1));
+      const __m256d dz = _mm256_sub_pd(zi, gather(j3, xs + 2));
+      const __m256d rsq =
+          _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+      if constexpr (!UNIFORM) {
+        const __m128i pidx = _mm_add_epi32(base, _mm_i32gather_epi32(ts, j, 4));
+        lj1 = gather(pidx, c.lj1);
+        lj2 = gather(pidx, c.lj2);
+        cutsq = gather(pidx, c.cutsq);
+        if constexpr (EV) {
+          lj3 = gather(pidx, c.lj3);
+          lj4 = gather(pidx, c.lj4);
+          off = gather(pidx, c.offset);
+        }
+      }
+      const __m256d in = _mm256_and_pd(widen(valid), _mm256_cmp_pd(rsq, cutsq, _CMP_LT_OQ));
+      const __m256d r2i = _mm256_and_pd(in, _mm256_div_pd(one, rsq));  // zero outside: every term below too
+      const __m256d r6i = _mm256_mul_pd(_mm256_mul_pd(r2i, r2i), r2i);
+      const __m256d fp = _mm256_mul_pd(_mm256_mul_pd(r6i, _mm256_sub_pd(_mm256_mul_pd(lj1, r6i), lj2)), r2i);
+      const __m256d ax = _mm256_mul_pd(dx, fp), ay = _mm256_mul_pd(dy, fp), az = _mm256_mul_pd(dz, fp);
+      fx = _mm256_add_pd(fx, ax);
+      fy = _mm256_add_pd(fy, ay);
+      fz = _mm256_add_pd(fz, az);
+      if constexpr (EV) {  // a pair counts half when it is listed from both sides
+        const __m256d evdwl =
+            _mm256_and_pd(in, _mm256_sub_pd(_mm256_mul_pd(r6i, _mm256_sub_pd(_mm256_mul_pd(lj3, r6i), lj4)), off));
+        __m256d weight = half_w;
+        if constexpr (HALF)
+          weight = _mm256_blendv_pd(half_w, one, widen(_mm_and_si128(valid, _mm_cmplt_epi32(j, nlv))));
+        e = _mm256_add_pd(e, _mm256_mul_pd(weight, evdwl));
+        w = _mm256_add_pd(w, _mm256_mul_pd(_mm256_mul_pd(weight, rsq), fp));
+      }
+      if constexpr (HALF) {
+        _mm256_store_pd(gx + (p - p0), ax);
+        _mm256_store_pd(gy + (p - p0), ay);
+        _mm256_store_pd(gz + (p - p0), az);
       }
     }
     if constexpr (HALF) flush(p0, pend - p0, gx, gy, gz);

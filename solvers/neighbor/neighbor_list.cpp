@@ -143,7 +143,7 @@ void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_
 /// none (backward rows), or, in i's own row, those in the bins after i's and those above i in its own bin;
 /// ghosts come from every row. Each owned pair is then found once.
 enum RowKind : int { kBackward = 0, kOwnRow = 1, kForward = 2 };
-#ifdef STRATUS_NEIGHBOR_AVX512
+#ifdef STRATUS_NEIGHBOR_SIMD
 static_assert(simd::kOwnRow == kOwnRow && simd::kForward == kForward, "neighbor_simd.hpp's row kinds");
 constexpr int kSlack = simd::kSlack;
 #else
@@ -245,7 +245,7 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
     const long long as = out.atom_stride, ss = out.slot_stride;
     const auto st = stencil.rows;
     mx = 0;
-#ifdef STRATUS_NEIGHBOR_AVX512
+#ifdef STRATUS_NEIGHBOR_SIMD
     const simd::Candidates cd{st.data(), static_cast<int>(st.extent(0)), bin_start.data(), bin_atoms.data(),
                               &xp(0, 0),  &xp(0, 1),                     &xp(0, 2)};
     const bool vector_fill = !portable && !out.slots;  // writes consecutive entries
@@ -257,7 +257,7 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
         KOKKOS_LAMBDA(int i, int& m) {
           const long long base = static_cast<long long>(i) * as;
           int c = 0;
-#ifdef STRATUS_NEIGHBOR_AVX512
+#ifdef STRATUS_NEIGHBOR_SIMD
           if (vector_fill) {
             const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
             c = simd::fill_row(i, xi, yi, zi, g.bin_of(xi, yi, zi), n_local, rc2, half, newton_ghost, cd,

@@ -8,7 +8,7 @@
 //   by atom index within each bin: the result does not depend on thread scheduling.
 //   Lists: for each owned atom i, its partner count and a row of partners, in stencil-row-then-index order
 //   (deterministic; a stencil row is a run of bins along x, whose atoms and their positions, packed in bin
-//   order, are consecutive in memory; on AVX-512 CPUs the candidates are tested 8 at a time,
+//   order, are consecutive in memory; on AVX-512 or AVX2 CPUs the candidates are tested 8 or 4 at a time,
 //   neighbor_simd.hpp), built in one pass into fixed-width rows (widened and repeated in the rare build
 //   that needs more), with no fixed maximum and no second copy. The rows are stored one of two ways
 //   (ListLayout): atom by atom (a row is consecutive: vector loads on CPUs), or slot by slot (entry k of
@@ -59,7 +59,7 @@ struct NeighborParams {
   /// Half lists: list a pair with a ghost once, from the side whose partner lies above (z, y, x), instead
   /// of from both sides; the caller must then sum the ghosts' forces back to their owners.
   bool newton_ghost = false;
-  /// The portable candidate loop even where an AVX-512 one exists (tests compare the two lists).
+  /// The portable candidate loop even where an AVX-512 or AVX2 one exists (tests compare the two lists).
   bool portable = false;
   ListLayout layout = ListLayout::automatic;
 

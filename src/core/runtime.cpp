@@ -215,6 +215,19 @@ std::string build_info() {
   os << "  Boost: " << BOOST_VERSION / 100000 << "." << BOOST_VERSION / 100 % 1000 << "." << BOOST_VERSION % 100
      << "\n";
   os << "  FFTW: " << fftw_version << "\n";
+  // The CPU kernels written in explicit vector instructions that this build's target has (every host
+  // file is compiled for the same target; -march=native where the build machine's CPU decides).
+  os << "  CPU vector kernels: "
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+     << "none (a GPU build: the portable kernels)"
+#elif defined(__AVX512F__) && defined(__AVX512VL__)
+     << "AVX-512 (lj/cut pair rows, neighbor-list candidates)"
+#elif defined(__AVX2__)
+     << "AVX2 (lj/cut pair rows, neighbor-list candidates)"
+#else
+     << "none (the compiler-vectorised portable loops)"
+#endif
+     << "\n";
 #ifdef STRATUS_HAVE_CUFFT
   int cufft = 0;
   cufftGetVersion(&cufft);
