@@ -332,12 +332,18 @@ flags=$(sed -n 's/^CXX_FLAGS = //p' "$exe_dir/CMakeFiles/stratus.dir/flags.make"
 [ -n "$flags" ] || flags=$(sed -n 's/^flags: //p' "$exe_dir/../BUILD_INFO" 2>/dev/null || true)
 [ -n "$flags" ] || flags="unknown (no build tree beside $exe)"
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+# The family and model tell CPU generations apart where the model name does not ("AMD EPYC" on a VM), and
+# the widest vector instructions decide which of Stratus' CPU kernels run (the AVX-512 pair row and
+# neighbor candidates, or the compiler-vectorised loops).
+cpu_id=$(awk -F': *' '/^cpu family/ { f = $2 } /^model[ \t]*:/ { m = $2 } END { if (f != "") print "family " f " model " m }' /proc/cpuinfo 2>/dev/null || true)
+isa=$(grep -m 1 -E '^(flags|Features)' /proc/cpuinfo 2>/dev/null | awk '{ s = "" } / avx2( |$)/ { s = "AVX2" } / avx512f( |$)/ { s = "AVX-512" } / asimd( |$)/ { s = "NEON" } END { print s }' || true)
 lammps_version=""
 for f in "$logs"/*lammps_published*.log; do
   [ -f "$f" ] && lammps_version=$(head -n 1 "$f") && break
 done
 {
-  printf 'cpu_model\t%s\n' "${cpu:-$(uname -m)}"
+  printf 'cpu_model\t%s\n' "${cpu:-$(uname -m)}${cpu_id:+ ($cpu_id)}"
+  printf 'cpu_isa\t%s\n' "${isa:-unknown}"
   printf 'cores\t%s\n' "$(env -u OMP_NUM_THREADS nproc)"  # nproc follows OMP_NUM_THREADS
   printf 'compiler\t%s\n' "$(echo "$info" | sed -n 's/^ *C++ compiler: //p')"
   printf 'flags\t%s\n' "$flags"

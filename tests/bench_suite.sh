@@ -54,7 +54,7 @@ def within(x, lo, hi):
 check(rep["mode"] == "smoke" and rep["ranks"] == [1, 2] and rep["runs"] == 1, "mode, ranks or runs wrong")
 check(rep["failed"] == [], "failed cases: %s" % rep["failed"])
 m = rep["machine"]
-for k in ("cpu_model", "compiler", "flags", "date", "git_revision", "stratus", "kokkos", "mpi", "lammps"):
+for k in ("cpu_model", "cpu_isa", "compiler", "flags", "date", "git_revision", "stratus", "kokkos", "mpi", "lammps"):
     check(isinstance(m.get(k), str) and m[k].strip() != "", "machine field %s empty" % k)
 check(isinstance(m.get("cores"), int) and m["cores"] >= 1, "machine cores %r" % m.get("cores"))
 check("unknown" not in m["flags"], "no compiler flags found beside the executable: %r" % m["flags"])

@@ -76,7 +76,8 @@ def main():
 
     report = {"suite": "scripts/bench.sh", "mode": machine.get("mode"), "runs": int(machine.get("runs", "1")),
               "ranks": ranks, "threads_per_rank": threads, "seconds": number(machine.get("seconds", "")),
-              "machine": {k: machine.get(k, "") for k in ("cpu_model", "cores", "compiler", "flags", "build_type",
+              "machine": {k: machine.get(k, "") for k in ("cpu_model", "cpu_isa", "cores", "compiler", "flags",
+                                                           "build_type",
                                                            "kokkos", "device", "mpi", "stratus", "git_revision",
                                                            "date", "hostname", "lammps")},
               "triad_roof_gbs": {str(r): v for r, v in roof.items()}, "cases": {}, "failed": []}
@@ -143,7 +144,8 @@ def print_table(rep):
     m = rep["machine"]
     print("# Stratus benchmark suite (%s, median of %d run(s), %d thread per rank), %s" %
           (rep["mode"], rep["runs"], rep["threads_per_rank"], m["date"]))
-    print("# %s, %s cores; %s; %s; flags %s" % (m["cpu_model"], m["cores"], m["stratus"], m["compiler"], m["flags"]))
+    print("# %s, %s, %s cores; %s; %s; flags %s" % (m["cpu_model"], m["cpu_isa"] or "vector ISA unknown", m["cores"],
+                                                    m["stratus"], m["compiler"], m["flags"]))
     print("# LAMMPS: %s" % m["lammps"])
     head = ("case", "ranks", "Stratus", "unit", "per core", "roof", "x LMP pub", "x LMP chk", "eff", "notes")
     fmt = "%-18s %5s %10s %-15s %10s %6s %9s %9s %6s  %s"
