@@ -23,6 +23,7 @@
 #include "climate/euler_flux.hpp"
 #include "core/error.hpp"
 #include "core/reduction.hpp"
+#include "core/timer.hpp"
 
 namespace stratus::climate {
 
@@ -519,6 +520,7 @@ bool Euler::fused_sweep(int dir) const {
 
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
 void Euler::deep_exchange(int dir) {
+  ScopedPhase phase(Phase::communication);  // the run report's phase of the halo exchanges it replaces
   const LocalGrid g = grid_;
   const int levels = 3 * g.ng[dir], nx = g.n[0], nl = g.n[dir], l0 = g.ng[dir];
   const int across = dir == 2 ? g.n[1] : g.n[2];
