@@ -11,8 +11,8 @@
 // the build's -ffp-contract=off), so each pair's force has the portable loop's bits; only the order of the
 // sums over a row differs (lane order, fixed: the same bits on every run of one build).
 #pragma once
-#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-#define STRATUS_PAIR_SIMD "AVX-512"
+#if ((defined(__AVX512F__) && defined(__AVX512VL__)) || defined(__AVX2__)) && !defined(KOKKOS_ENABLE_CUDA) && \
+    !defined(KOKKOS_ENABLE_HIP)
 #include <immintrin.h>
 
 namespace stratus::md::simd {
@@ -28,6 +28,11 @@ struct RowSums {
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
 };
 
+constexpr int kSimdBlock = 64;  // partners per call of flush (the buffered half-list form)
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#define STRATUS_PAIR_SIMD "AVX-512"
+using Vec = __m512d;
 // Gathers with a defined (zero) source and a horizontal sum in a fixed order: GCC 12's own
 // _mm512_i32gather_pd and _mm512_reduce_add_pd start from _mm512_undefined_pd and warn when inlined.
 inline __m512d gather(__m256i idx, const double* base) {
@@ -38,13 +43,54 @@ inline double hsum(__m512d v) {
   _mm512_store_pd(a, v);
   return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
 }
+#else
+#define STRATUS_PAIR_SIMD "AVX2"
+using Vec = __m256d;
+// Gathers of 4 doubles with a defined (zero) source; a horizontal sum in a fixed order.
+inline __m256d gather(__m128i idx, const double* base) {
+  return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), base, idx, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), 8);
+}
+inline double hsum(__m256d v) {
+  alignas(32) double a[4];
+  _mm256_store_pd(a, v);
+  return (a[0] + a[2]) + (a[1] + a[3]);
+}
+// A mask of 4 32-bit lanes as 4 64-bit lanes (all ones or zero).
+inline __m256d widen(__m128i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(m)); }
+#endif
 
-constexpr int kSimdBlock = 64;  // partners per call of flush (the buffered half-list form)
+// The coefficients of the type pairs whose table entries are in the lanes of pidx (the energy's only with EV).
+template <bool EV, class Idx>
+inline void gather_coeffs(Idx pidx, const LJTable& c, Vec& lj1, Vec& lj2, Vec& cutsq, Vec& lj3, Vec& lj4, Vec& off) {
+  lj1 = gather(pidx, c.lj1);
+  lj2 = gather(pidx, c.lj2);
+  cutsq = gather(pidx, c.cutsq);
+  if constexpr (EV) {
+    lj3 = gather(pidx, c.lj3);
+    lj4 = gather(pidx, c.lj4);
+    off = gather(pidx, c.offset);
+  }
+}
+
+// A row's sums from its lanes.
+template <bool EV>
+inline RowSums row_sums(Vec fx, Vec fy, Vec fz, Vec e, Vec w) {
+  RowSums r;
+  r.fx = hsum(fx);
+  r.fy = hsum(fy);
+  r.fz = hsum(fz);
+  if constexpr (EV) {
+    r.e = hsum(e);
+    r.w = hsum(w);
+  }
+  return r;
+}
 
 /// The row of atom i: partners js[s .. t), positions xs (x, y, z per atom), types ts. HALF: the pair forces
 /// are handed to flush(p0, m, gx, gy, gz) a block of up to kSimdBlock partners at a time (gx[q] is the force
 /// on i from partner js[p0 + q]; zero for a pair beyond its cutoff); weights of the energy and virial: 1
 /// for partners j < nl, else 1/2. UNIFORM: every type pair has the coefficients of (1, 1).
+#if defined(__AVX512F__) && defined(__AVX512VL__)
 template <bool HALF, bool EV, bool UNIFORM, class Flush>
 inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict ts, const int* __restrict js, int s,
                       int t, int nl, const LJTable& c, Flush&& flush) {
@@ -71,15 +117,7 @@ inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict 
       const __m512d rsq =
           _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
       if constexpr (!UNIFORM) {
-        const __m256i pidx = _mm256_add_epi32(base, _mm256_i32gather_epi32(ts, j, 4));
-        lj1 = gather(pidx, c.lj1);
-        lj2 = gather(pidx, c.lj2);
-        cutsq = gather(pidx, c.cutsq);
-        if constexpr (EV) {
-          lj3 = gather(pidx, c.lj3);
-          lj4 = gather(pidx, c.lj4);
-          off = gather(pidx, c.offset);
-        }
+        gather_coeffs<EV>(_mm256_add_epi32(base, _mm256_i32gather_epi32(ts, j, 4)), c, lj1, lj2, cutsq, lj3, lj4, off);
       }
       const __mmask8 in = _mm512_mask_cmp_pd_mask(valid, rsq, cutsq, _CMP_LT_OQ);
       const __m512d r2i = _mm512_maskz_div_pd(in, one, rsq);  // zero outside: every term below is then zero
@@ -105,53 +143,9 @@ inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict 
     }
     if constexpr (HALF) flush(p0, pend - p0, gx, gy, gz);
   }
-  RowSums r;
-  r.fx = hsum(fx);
-  r.fy = hsum(fy);
-  r.fz = hsum(fz);
-  if constexpr (EV) {
-    r.e = hsum(e);
-    r.w = hsum(w);
-  }
-  return r;
+  return row_sums<EV>(fx, fy, fz, e, w);
 }
-
-}  // namespace stratus::md::simd
-#elif defined(__AVX2__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-#define STRATUS_PAIR_SIMD "AVX2"
-#include <immintrin.h>
-
-namespace stratus::md::simd {
-
-/// Raw host pointers to LJCoeffs' tables (index ti * stride + tj).
-struct LJTable {
-  const double *lj1, *lj2, *lj3, *lj4, *cutsq, *offset;
-  int stride;
-};
-
-/// Sums of one row: i's force, and (EV) its share of the energy and virial.
-struct RowSums {
-  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
-};
-
-// Gathers of 4 doubles with a defined (zero) source; a horizontal sum in a fixed order.
-inline __m256d gather(__m128i idx, const double* base) {
-  return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), base, idx, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), 8);
-}
-inline double hsum(__m256d v) {
-  alignas(32) double a[4];
-  _mm256_store_pd(a, v);
-  return (a[0] + a[2]) + (a[1] + a[3]);
-}
-// A mask of 4 32-bit lanes as 4 64-bit lanes (all ones or zero).
-inline __m256d widen(__m128i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(m)); }
-
-constexpr int kSimdBlock = 64;  // partners per call of flush (the buffered half-list form)
-
-/// The row of atom i, as the AVX-512 form: partners js[s .. t), positions xs (x, y, z per atom), types ts.
-/// HALF: the pair forces are handed to flush(p0, m, gx, gy, gz) a block of up to kSimdBlock partners at a
-/// time; weights of the energy and virial: 1 for partners j < nl, else 1/2. UNIFORM: every type pair has
-/// the coefficients of (1, 1).
+#else  // AVX2: 4 partners a vector
 template <bool HALF, bool EV, bool UNIFORM, class Flush>
 inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict ts, const int* __restrict js, int s,
                       int t, int nl, const LJTable& c, Flush&& flush) {
@@ -178,15 +172,7 @@ inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict 
       const __m256d rsq =
           _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
       if constexpr (!UNIFORM) {
-        const __m128i pidx = _mm_add_epi32(base, _mm_i32gather_epi32(ts, j, 4));
-        lj1 = gather(pidx, c.lj1);
-        lj2 = gather(pidx, c.lj2);
-        cutsq = gather(pidx, c.cutsq);
-        if constexpr (EV) {
-          lj3 = gather(pidx, c.lj3);
-          lj4 = gather(pidx, c.lj4);
-          off = gather(pidx, c.offset);
-        }
+        gather_coeffs<EV>(_mm_add_epi32(base, _mm_i32gather_epi32(ts, j, 4)), c, lj1, lj2, cutsq, lj3, lj4, off);
       }
       const __m256d in = _mm256_and_pd(widen(valid), _mm256_cmp_pd(rsq, cutsq, _CMP_LT_OQ));
       const __m256d r2i = _mm256_and_pd(in, _mm256_div_pd(one, rsq));  // zero outside: every term below too
@@ -213,16 +199,9 @@ inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict 
     }
     if constexpr (HALF) flush(p0, pend - p0, gx, gy, gz);
   }
-  RowSums r;
-  r.fx = hsum(fx);
-  r.fy = hsum(fy);
-  r.fz = hsum(fz);
-  if constexpr (EV) {
-    r.e = hsum(e);
-    r.w = hsum(w);
-  }
-  return r;
+  return row_sums<EV>(fx, fy, fz, e, w);
 }
+#endif
 
 }  // namespace stratus::md::simd
 #endif

@@ -5,8 +5,8 @@
 // order) become mask operations, and the partners taken are compressed into the row in one store. The list
 // is the portable loop's, entry for entry and in the same order (a test compares them).
 #pragma once
-#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-#define STRATUS_NEIGHBOR_SIMD "AVX-512"
+#if ((defined(__AVX512F__) && defined(__AVX512VL__)) || defined(__AVX2__)) && !defined(KOKKOS_ENABLE_CUDA) && \
+    !defined(KOKKOS_ENABLE_HIP)
 #include <immintrin.h>
 
 namespace stratus::neighbor_detail::simd {
@@ -23,6 +23,8 @@ struct Candidates {
 constexpr int kOwnRow = 1, kForward = 2;
 constexpr int kSlack = 8;  // a row has room for cap + kSlack entries: the last store may write 8 past cap
 
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#define STRATUS_NEIGHBOR_SIMD "AVX-512"
 /// Writes the partners of atom i (at xi, yi, zi in bin bi) into out (past cap: the count only, as the
 /// portable loop) and returns their number.
 inline int fill_row(int i, double xi, double yi, double zi, int bi, int n_local, double rc2, bool half,
@@ -73,25 +75,8 @@ inline int fill_row(int i, double xi, double yi, double zi, int bi, int n_local,
   return c;
 }
 
-}  // namespace stratus::neighbor_detail::simd
-#elif defined(__AVX2__) && !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+#else  // AVX2: 4 candidates a vector
 #define STRATUS_NEIGHBOR_SIMD "AVX2"
-#include <immintrin.h>
-
-namespace stratus::neighbor_detail::simd {
-
-/// Stencil rows (flat offset of the first bin, bins in the row, kind: 0 backward, 1 i's own row, 2 forward),
-/// the bins' atom ranges, and the packed positions, all host pointers.
-struct Candidates {
-  const int* rows;
-  int nr;
-  const int* bin_start;
-  const int* bin_atoms;
-  const double *px, *py, *pz;
-};
-constexpr int kOwnRow = 1, kForward = 2;
-constexpr int kSlack = 8;  // a row has room for cap + kSlack entries: the last store may write 4 past cap
-
 /// _mm_shuffle_epi8 controls that move the 32-bit lanes set in a 4-bit mask to the front, in order.
 struct CompressTable {
   alignas(16) unsigned char c[16][16];
@@ -162,6 +147,8 @@ inline int fill_row(int i, double xi, double yi, double zi, int bi, int n_local,
   }
   return c;
 }
+
+#endif
 
 }  // namespace stratus::neighbor_detail::simd
 #endif
