@@ -342,8 +342,9 @@ void PairKernel<Pot, HALF, EV, Scatter>::simd_row(int i, double& esum, double& w
   auto flush = [&](int p0, int m, const double* gx, const double* gy, const double* gz) {
     give_shares(acc, js + p0, 1, m, gx, gy, gz);
   };
-  const simd::RowSums r = c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, 0, t, nl, tab, flush)
-                                    : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, 0, t, nl, tab, flush);
+  const simd::RowSums r =
+      c.uniform ? simd::lj_row<HALF, EV, true>(i, x.data(), type.data(), js, 0, t, nl, tab, direct, flush)
+                : simd::lj_row<HALF, EV, false>(i, x.data(), type.data(), js, 0, t, nl, tab, direct, flush);
   own_force(acc, i, r.fx, r.fy, r.fz);
   esum += r.e;
   wsum += r.w;
