@@ -1,22 +1,14 @@
 // The hidden "[mdanalysis]" case of test_h5md: it writes H5MD files and the expectations
 // tests/h5md_mdanalysis.py checks them against (CTest's h5md_mdanalysis). The synthetic frames are
-// test_h5md.cpp's (namespace h5md_test).
+// h5md_test.hpp's (namespace h5md_test).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "h5md_test.hpp"
 #include "io/h5md.hpp"
 #include "mpi_world.hpp"
-
-namespace h5md_test {
-double length(int d);
-double stored(long long id, int frame, int d);
-double velocity(long long id, int frame, int d);
-double time_of(int frame);
-stratus::H5mdSpec make_spec(bool physical_units);
-void write_frames(stratus::H5mdWriter& writer, int nframes);
-}  // namespace h5md_test
 
 using stratus::test::world_rank;
 using namespace h5md_test;

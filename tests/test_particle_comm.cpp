@@ -11,90 +11,21 @@
 // - reverse(): a value of 1 on every ghost sums to the number of ghost copies of each atom on all ranks.
 // Charges on their own: distinct charges (not multiples of the id) follow every atom through exchange()
 // and borders(), and ids above 2^53 travel exactly.
-// Then the errors: a cutoff wider than a sub-domain (InputError naming the direction), an atom beyond a
-// wall or one that jumped more than a sub-domain (Error on every rank with the same message).
+// Sub-domain bounds, the choice of dims and the errors: test_particle_comm_domains.cpp.
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdint>
-#include <string>
 #include <tuple>
 #include <vector>
 
 #include "comm/particle_comm.hpp"
-#include "core/error.hpp"
+#include "particle_comm_test.hpp"
 
 using namespace stratus;
+using namespace stratus::test;
 
 namespace {
-
-constexpr int kAtoms = 3000;
-constexpr double kRc = 2.0;
-const Real3 kLo{-5.0, 0.0, 2.0};
-const Real3 kHi{5.0, 8.0, 14.0};  // 10 x 8 x 12
-
-// splitmix64: a deterministic value in [0, 1) per (key, salt).
-double hash01(std::uint64_t key, std::uint64_t salt) {
-  std::uint64_t z = key * 0x9E3779B97F4A7C15ULL + salt * 0xBF58476D1CE4E5B9ULL + 0x94D049BB133111EBULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
-struct Atom {
-  long long id;
-  double x[3];
-  int image[3];
-};
-
-std::vector<Atom> make_atoms() {
-  std::vector<Atom> a(kAtoms);
-  for (int i = 0; i < kAtoms; ++i) {
-    a[i].id = i + 1;
-    for (int d = 0; d < 3; ++d) {
-      a[i].x[d] = kLo[d] + hash01(i + 1, d) * (kHi[d] - kLo[d]);
-      if (a[i].x[d] >= kHi[d]) a[i].x[d] = kLo[d];
-      a[i].image[d] = 0;
-    }
-  }
-  return a;
-}
-
-int type_of(long long id) { return 1 + static_cast<int>(id % 2); }
-double q_of(long long id) { return 1e-3 * static_cast<double>(id); }
-double v_of(long long id, int d) { return 0.01 * static_cast<double>(id) * (d + 1); }
-double len(int d) { return kHi[d] - kLo[d]; }
-
-// The owned atoms of this rank with types, charges and velocities derived from the ids.
-Particles distribute(const ParticleComm& pc, const std::vector<Atom>& atoms) {
-  std::vector<const Atom*> mine;
-  for (const Atom& a : atoms)
-    if (pc.owns(a.x[0], a.x[1], a.x[2])) mine.push_back(&a);
-  Particles p;
-  p.reserve(static_cast<int>(mine.size()));
-  auto x = Kokkos::create_mirror_view(p.x);
-  auto v = Kokkos::create_mirror_view(p.v);
-  auto type = Kokkos::create_mirror_view(p.type);
-  auto id = Kokkos::create_mirror_view(p.id);
-  auto q = Kokkos::create_mirror_view(p.q);
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    for (int d = 0; d < 3; ++d) {
-      x(i, d) = mine[i]->x[d];
-      v(i, d) = v_of(mine[i]->id, d);
-    }
-    type(i) = type_of(mine[i]->id);
-    id(i) = mine[i]->id;
-    q(i) = q_of(mine[i]->id);
-  }
-  Kokkos::deep_copy(p.x, x);
-  Kokkos::deep_copy(p.v, v);
-  Kokkos::deep_copy(p.type, type);
-  Kokkos::deep_copy(p.id, id);
-  Kokkos::deep_copy(p.q, q);
-  p.n_local = static_cast<int>(mine.size());
-  return p;
-}
 
 struct Host {
   ParticleVecHost x, v;
@@ -215,16 +146,6 @@ std::vector<Image> check_ghosts(const ParticleComm& pc, const Particles& p, cons
   CHECK(bad_attr == 0);
   CHECK(outside == 0);
   return got;
-}
-
-// Overwrites the positions of the owned atoms with target(id).
-template <class F>
-void move_owned(Particles& p, F target) {
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.x);
-  auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.id);
-  for (int i = 0; i < p.n_local; ++i)
-    for (int d = 0; d < 3; ++d) x(i, d) = target(id(i), d, x(i, d));
-  Kokkos::deep_copy(p.x, x);
 }
 
 // borders, forward, exchange, borders, reverse on one decomposition.
@@ -370,11 +291,6 @@ std::vector<Int3> decompositions() {
   return out;
 }
 
-// The rank whose sub-domain is at the given corner coordinates.
-bool at(const ParticleComm& pc, int cx, int cy, int cz) {
-  return pc.coords()[0] == cx && pc.coords()[1] == cy && pc.coords()[2] == cz;
-}
-
 }  // namespace
 
 TEST_CASE("particle_comm: periodic box, every decomposition", "[md][particle_comm]") {
@@ -438,95 +354,4 @@ TEST_CASE("particle_comm: ids above 2^53 travel exactly", "[md][particle_comm]")
   CHECK(bad == 0);
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM, pc.comm());
   CHECK(sum == static_cast<long long>(kAtoms) * (kAtoms + 1) / 2);
-}
-
-TEST_CASE("particle_comm: sub-domain bounds and choice of dims", "[md][particle_comm]") {
-  int np = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &np);
-  ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
-  long long prod = 1;
-  for (int d = 0; d < 3; ++d) {
-    prod *= pc.dims()[d];
-    CHECK(pc.sub_lo()[d] == pc.bound(pc.coords()[d], d));
-    CHECK(pc.sub_hi()[d] == pc.bound(pc.coords()[d] + 1, d));
-    CHECK(pc.bound(0, d) == kLo[d]);
-    CHECK(pc.bound(pc.dims()[d], d) == kHi[d]);
-    CHECK(pc.ghost_lo()[d] < pc.sub_lo()[d] - kRc);
-    CHECK(pc.ghost_hi()[d] > pc.sub_hi()[d] + kRc);
-    CHECK(pc.ghost_hi()[d] < pc.sub_hi()[d] + kRc * (1 + 1e-5));
-  }
-  CHECK(prod == np);
-  // The smallest sub-domain surface: 2 ranks split z (the longest side), 4 ranks split x and z.
-  CHECK(ParticleComm::choose_dims(2, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc)[2] == 2);
-  const Int3 four = ParticleComm::choose_dims(4, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
-  CHECK((four[0] == 2 && four[1] == 1 && four[2] == 2));
-  // Requested entries are honoured; 8 ranks in y would be 1 wide: y is not split further than 4.
-  const Int3 eight = ParticleComm::choose_dims(8, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
-  CHECK(eight[1] <= 4);
-  CHECK(ParticleComm::choose_dims(4, kLo, kHi, {true, true, true}, Int3{1, 4, 0}, kRc)[1] == 4);
-  // A non-periodic direction with one rank may be narrower than the cutoff.
-  CHECK(ParticleComm::choose_dims(1, kLo, Real3{5.0, 8.0, 3.0}, {true, true, false}, Int3{0, 0, 0}, kRc)[2] == 1);
-}
-
-TEST_CASE("particle_comm: input errors", "[md][particle_comm]") {
-  int np = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &np);
-  // np ranks in x over a box 3 * np long: sub-domains 3 wide, less than 3.5.
-  const Real3 hi{kLo[0] + 3.0 * np, kHi[1], kHi[2]};
-  CHECK_THROWS_AS(ParticleComm(MPI_COMM_WORLD, kLo, hi, {true, true, true}, Int3{np, 1, 1}, 3.5), InputError);
-  CHECK_THROWS_WITH(ParticleComm(MPI_COMM_WORLD, kLo, hi, {true, true, true}, Int3{np, 1, 1}, 3.5),
-                    Catch::Contains("wide in x") && Catch::Contains("cutoff + skin 3.5"));
-  // A cutoff beyond the 8-wide periodic y side, whatever the decomposition.
-  CHECK_THROWS_WITH(ParticleComm(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, Int3{0, 1, 0}, 9.0),
-                    Catch::Contains("wide in") && Catch::Contains("less than the cutoff + skin 9"));
-  CHECK_THROWS_WITH(ParticleComm::choose_dims(2, kLo, kHi, {true, true, true}, Int3{2, 1, 1}, 6.0),
-                    Catch::Contains("a sub-domain would be 5 wide in x (box 10 over 2 ranks)") &&
-                        Catch::Contains("use fewer ranks in x"));
-  CHECK_THROWS_AS(ParticleComm::choose_dims(4, kLo, kHi, {true, true, true}, Int3{3, 0, 0}, kRc), InputError);
-  CHECK_THROWS_AS(ParticleComm::choose_dims(1, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, -1.0), InputError);
-  CHECK_THROWS_AS(ParticleComm::choose_dims(1, kHi, kLo, {true, true, true}, Int3{0, 0, 0}, kRc), InputError);
-}
-
-TEST_CASE("particle_comm: runaway atoms are collective errors", "[md][particle_comm]") {
-  SECTION("beyond a wall") {
-    ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, false}, Int3{0, 0, 0}, kRc);
-    Particles p = distribute(pc, make_atoms());
-    pc.borders(p);
-    // Only the rank at the top in z pushes its first atom 0.5 beyond the upper z face.
-    const bool culprit = at(pc, 0, 0, pc.dims()[2] - 1);
-    long long victim = -1;
-    if (culprit) {
-      auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.id);
-      victim = id(0);
-      move_owned(p, [&](long long i, int d, double x) { return i == victim && d == 2 ? kHi[2] + 0.5 : x; });
-    }
-    std::string what;
-    bool threw = false;
-    try {
-      pc.exchange(p);
-    } catch (const Error& e) {
-      threw = true;
-      what = e.what();
-    }
-    CHECK(threw);
-    CHECK_THAT(what, Catch::Contains("left the box through the non-periodic upper z face at 14") &&
-                         Catch::Contains("the time step is too large"));
-    if (culprit) CHECK_THAT(what, Catch::Contains("atom " + std::to_string(victim) + " at ("));
-  }
-  SECTION("more than a sub-domain") {
-    ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
-    Particles p = distribute(pc, make_atoms());
-    if (at(pc, 0, 0, 0)) {
-      auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.id);
-      const long long victim = id(0);
-      move_owned(p, [&](long long i, int d, double x) { return i == victim && d == 0 ? x + 2.5 * len(0) : x; });
-    }
-    std::string what;
-    try {
-      pc.exchange(p);
-    } catch (const Error& e) {
-      what = e.what();
-    }
-    CHECK_THAT(what, Catch::Contains("moved more than") && Catch::Contains("in x since the last exchange"));
-  }
 }
