@@ -131,34 +131,43 @@ void copy_x(const ParticleVec& x, const RowList& list, int count, int d, double 
       });
 }
 
-void copy_rows(const ParticleVec& dst, const ParticleVec& src, int n) {
+// reverse()'s rows: the owned rows of a (below nl) and, in their place, the ghost rows' relay sums in g
+// (row r at g(r - nl)).
+struct RelayRows {
+  ParticleVec a, g;
+  int nl;
+  KOKKOS_INLINE_FUNCTION double& operator()(int r, int k) const { return r < nl ? a(r, k) : g(r - nl, k); }
+};
+
+void copy_ghost_rows(const ParticleVec& g, const ParticleVec& a, int nl, int n) {
   Kokkos::parallel_for(
-      "particle_comm::copy_rows", Policy(0, n), KOKKOS_LAMBDA(int i) {
-        for (int k = 0; k < 3; ++k) dst(i, k) = src(i, k);
+      "particle_comm::copy_ghost_rows", Policy(0, n - nl), KOKKOS_LAMBDA(int i) {
+        for (int k = 0; k < 3; ++k) g(i, k) = a(nl + i, k);
       });
 }
 
-void pack_rows(const ParticleVec& a, int first, int count, const Buffer1D& buf) {
+void pack_rows(const RelayRows& rows, int first, int count, const Buffer1D& buf) {
   Kokkos::parallel_for(
       "particle_comm::pack_rows", Policy(0, count), KOKKOS_LAMBDA(int j) {
-        for (int k = 0; k < 3; ++k) buf(3LL * j + k) = a(first + j, k);
+        for (int k = 0; k < 3; ++k) buf(3LL * j + k) = rows(first + j, k);
       });
 }
 
 // The rows of one swap's list are distinct, so the sums need no atomics.
-void add_rows(const ParticleVec& a, const RowList& list, int count, const Buffer1D& buf) {
+void add_rows(const RelayRows& rows, const RowList& list, int count, const Buffer1D& buf) {
   Kokkos::parallel_for(
       "particle_comm::add_rows", Policy(0, count), KOKKOS_LAMBDA(int j) {
         const int i = list(j);
-        for (int k = 0; k < 3; ++k) a(i, k) += buf(3LL * j + k);
+        for (int k = 0; k < 3; ++k) rows(i, k) += buf(3LL * j + k);
       });
 }
 
-void add_self(const ParticleVec& a, const RowList& list, int count, int first) {
+// The list's rows existed before the swap and its images are the swap's own rows: no row is both.
+void add_self(const RelayRows& rows, const RowList& list, int count, int first) {
   Kokkos::parallel_for(
       "particle_comm::add_self", Policy(0, count), KOKKOS_LAMBDA(int j) {
         const int i = list(j);
-        for (int k = 0; k < 3; ++k) a(i, k) += a(first + j, k);
+        for (int k = 0; k < 3; ++k) rows(i, k) += rows(first + j, k);
       });
 }
 
@@ -368,24 +377,26 @@ void ParticleComm::reverse(Particles& p, const ParticleVec& a) {
   STRATUS_REQUIRE(static_cast<int>(a.extent(0)) >= n,
                   "particle_comm: reverse() on '" << a.label() << "' with " << a.extent(0) << " rows, needs " << n);
   // Ghost rows relay sums (a ghost from an x swap that was sent on in a y swap collects the y images'
-  // values), so the sums run in a copy and only the owned rows go back into a.
-  if (static_cast<int>(acc_.extent(0)) < n || acc_.data() == nullptr)
-    acc_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "particle_comm::acc"), n + n / 5 + 16);
-  copy_rows(acc_, a, n);
+  // values): theirs run in a copy of the ghost rows, so that a's ghost rows are left as they were; the
+  // owned rows take their sums in place.
+  const int nl = p.n_local, ng = n - nl;
+  if (static_cast<int>(acc_.extent(0)) < ng || acc_.data() == nullptr)
+    acc_ = ParticleVec(Kokkos::view_alloc(Kokkos::WithoutInitializing, "particle_comm::acc"), ng + ng / 5 + 16);
+  copy_ghost_rows(acc_, a, nl, n);
+  const RelayRows rows{a, acc_, nl};
   const std::vector<Swap>& swaps = plan_.swaps();
   for (std::size_t s = swaps.size(); s-- > 0;) {
     const Swap& w = swaps[s];
     if (w.self) {
-      add_self(acc_, w.list, w.n_send, w.first_recv);
+      add_self(rows, w.list, w.n_send, w.first_recv);
       continue;
     }
     bufs_.reserve(3LL * w.n_recv, 3LL * w.n_send);
-    pack_rows(acc_, w.first_recv, w.n_recv, bufs_.send());
+    pack_rows(rows, w.first_recv, w.n_recv, bufs_.send());
     bufs_.sendrecv(0, 3 * w.n_recv, w.recv_rank, 0, 3 * w.n_send, w.send_rank, kTagReverse + static_cast<int>(s),
                    comm());
-    add_rows(acc_, w.list, w.n_send, bufs_.recv());
+    add_rows(rows, w.list, w.n_send, bufs_.recv());
   }
-  copy_rows(a, acc_, p.n_local);
   ExecSpace().fence();
 }
 

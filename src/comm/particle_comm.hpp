@@ -96,7 +96,7 @@ class ParticleComm {
   bool planned_ = false;  // borders() has run since the last exchange()
   int planned_total_ = 0;
   long long ghosts_sent_ = 0;
-  ParticleVec acc_;  // reverse() accumulator
+  ParticleVec acc_;  // reverse(): the relay sums of the ghost rows
   Kokkos::View<int*, MemSpace> flag_;
   Kokkos::View<long long*, MemSpace> prefix_;
 };
