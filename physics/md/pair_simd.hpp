@@ -155,7 +155,7 @@ inline RowSums lj_row(int i, const double* __restrict xs, const int* __restrict 
 // The positions of partners j (4 lanes) as x, y, z vectors: each partner's x, y, z by one masked load (the
 // fourth double is not read: no load past the array) and a 4 x 3 transpose. On AMD Zen 3 three gathers
 // cost more than the four loads and seven shuffles.
-inline void load_xyz(const double* xs, __m128i j3, __m256d& x, __m256d& y, __m256d& z) {
+[[gnu::always_inline]] inline void load_xyz(const double* xs, __m128i j3, __m256d& x, __m256d& y, __m256d& z) {
   alignas(16) int o[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(o), j3);
   const __m256i m = _mm256_setr_epi64x(-1, -1, -1, 0);
@@ -169,7 +169,7 @@ inline void load_xyz(const double* xs, __m128i j3, __m256d& x, __m256d& y, __m25
 }
 // f[3 j + c] -= g_c for the 4 partners j (offsets j3) of one vector, in lane order: x and y in one 2-wide
 // step, z alone (no access past a partner's three doubles). Each difference is the scalar one's.
-inline void subtract_shares(double* f, __m128i j3, __m256d gx, __m256d gy, __m256d gz) {
+[[gnu::always_inline]] inline void subtract_shares(double* f, __m128i j3, __m256d gx, __m256d gy, __m256d gz) {
   alignas(16) int o[4];
   alignas(32) double z[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(o), j3);
