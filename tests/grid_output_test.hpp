@@ -19,6 +19,8 @@ namespace io_test {
 namespace fs = std::filesystem;
 using stratus::Field4D;
 using stratus::LocalGrid;
+using stratus::test::joined;
+using stratus::test::root_passed;
 using stratus::test::world_rank;
 using stratus::test::world_size;
 
@@ -31,19 +33,6 @@ inline std::string fresh_dir(const std::string& name) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return dir.string();
-}
-
-/// Every rank learns whether rank 0 found problems; rank 0's list is attached to the assertion.
-inline bool root_passed(const std::vector<std::string>& failures) {
-  int ok = failures.empty() ? 1 : 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return ok == 1;
-}
-
-inline std::string joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += i + "\n";
-  return s;
 }
 
 /// Ghosts get -1, owned cells var * 1e6 + their global linear index (gk * ny + gj) * nx + gi.

@@ -20,6 +20,8 @@ namespace h5md_test {
 
 namespace fs = std::filesystem;
 namespace h5 = stratus::h5;
+using stratus::test::joined;
+using stratus::test::root_passed;
 using stratus::test::world_rank;
 using stratus::test::world_size;
 
@@ -83,18 +85,6 @@ inline std::string fresh_dir(const std::string& name) {
   if (world_rank() == 0) fs::remove_all(dir);
   MPI_Barrier(MPI_COMM_WORLD);
   return dir.string();
-}
-
-inline bool root_passed(const std::vector<std::string>& failures) {
-  int ok = failures.empty() ? 1 : 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return ok == 1;
-}
-
-inline std::string joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += i + "\n";
-  return s;
 }
 
 /// A whole dataset, read with the serial HDF5 driver (rank 0 only); `dims` gets its extents.
