@@ -3,11 +3,15 @@
 // row's candidates are consecutive in the packed positions (one array per coordinate), so a vector of them
 // is three plain loads; the tests of for_each_candidate (distance, not i, half-list ownership, newton_ghost
 // order) become mask operations, and the partners taken are compressed into the row in one store. The list
-// is the portable loop's, entry for entry and in the same order (a test compares them).
+// is the portable loop's, entry for entry and in the same order (a test compares them). In AVX2 only a
+// row's last, partial vector is loaded and tested under a lane mask (AMD Zen 3, the neighbor phase of 300
+// steps of the 32,000-atom melt: 0.86 -> 0.79 s, medians of 5 alternating runs).
 #pragma once
 #if ((defined(__AVX512F__) && defined(__AVX512VL__)) || defined(__AVX2__)) && !defined(KOKKOS_ENABLE_CUDA) && \
     !defined(KOKKOS_ENABLE_HIP)
 #include <immintrin.h>
+
+#include <type_traits>
 
 namespace stratus::neighbor_detail::simd {
 
@@ -114,17 +118,22 @@ inline int fill_row(int i, double xi, double yi, double zi, int bi, int n_local,
     const bool own_row = half && kind == kOwnRow;
     const int all_owned = (!half || kind == kForward) ? 0xF : 0;
     const int e = cd.bin_start[b0 + cd.rows[3 * r + 1]];
-    for (int p = cd.bin_start[b0]; p < e; p += 4) {
-      const __m128i valid = _mm_cmpgt_epi32(_mm_set1_epi32(e - p), iota);
+    auto vector = [&](int p, auto full_vector) {
+      constexpr bool full = decltype(full_vector)::value;
+      // All ones in a lane to take; a full vector of candidates takes plain loads.
+      const __m128i valid = full ? _mm_set1_epi32(-1) : _mm_cmpgt_epi32(_mm_set1_epi32(e - p), iota);
       const __m256i valid64 = _mm256_cvtepi32_epi64(valid);
-      const __m256d xj = _mm256_maskload_pd(cd.px + p, valid64), yj = _mm256_maskload_pd(cd.py + p, valid64);
-      const __m256d zj = _mm256_maskload_pd(cd.pz + p, valid64);
-      const __m128i j = _mm_maskload_epi32(cd.bin_atoms + p, valid);
+      const __m256d xj = full ? _mm256_loadu_pd(cd.px + p) : _mm256_maskload_pd(cd.px + p, valid64);
+      const __m256d yj = full ? _mm256_loadu_pd(cd.py + p) : _mm256_maskload_pd(cd.py + p, valid64);
+      const __m256d zj = full ? _mm256_loadu_pd(cd.pz + p) : _mm256_maskload_pd(cd.pz + p, valid64);
+      const __m128i j = full ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(cd.bin_atoms + p))
+                             : _mm_maskload_epi32(cd.bin_atoms + p, valid);
       const __m256d dx = _mm256_sub_pd(vx, xj), dy = _mm256_sub_pd(vy, yj), dz = _mm256_sub_pd(vz, zj);
       const __m256d rsq =
           _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
-      const int near = bits(_mm256_cmp_pd(rsq, vrc2, _CMP_LT_OQ)) & bits(valid) & ~bits(_mm_cmpeq_epi32(j, vi));
-      if (!near) continue;
+      const int near =
+          (full ? 0xF : bits(valid)) & bits(_mm256_cmp_pd(rsq, vrc2, _CMP_LT_OQ)) & ~bits(_mm_cmpeq_epi32(j, vi));
+      if (!near) return;
       const int ghost = ge(j, vnl);
       int ghost_ok = 0xF;
       if (newton_ghost) {  // a ghost only when it lies above i: z, then y, then x
@@ -143,7 +152,10 @@ inline int fill_row(int i, double xi, double yi, double zi, int bi, int n_local,
       const __m128i ctl = _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.c[take]));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (c < cap ? c : cap)), _mm_shuffle_epi8(j, ctl));
       c += __builtin_popcount(static_cast<unsigned>(take));
-    }
+    };
+    int p = cd.bin_start[b0];
+    for (; p + 4 <= e; p += 4) vector(p, std::true_type{});
+    if (p < e) vector(p, std::false_type{});
   }
   return c;
 }
