@@ -32,12 +32,15 @@ chk() { printf '%s/%s_chk_%08d.h5' "$1" "$2" "$3"; }
 
 EULER=(run "$SRC/inputs/climate/thermal.ini" --set grid.nx=40 --set grid.nz=20 --set run.t_end=1e9
        --set run.history_every=5)
-MD=(run "$SRC/inputs/md/lj_melt.ini" --set "md.data_file=$SRC/tests/data/md/lj_liquid.data" --set md.temperature=0
-    --set run.history_every=5 --set md.trajectory=false)
-# Charged ions with PPPM (the density grid, the FFT and the field exchange are part of the state's history).
-PPPM=(run "$SRC/inputs/md/nacl_crystal.ini" --set run.history_every=5 --set md.trajectory=false)
 N=40
 HALF=20
+# The atoms are sorted by position at the start and at the first rebuild after step HALF: a restart from
+# step HALF must know that the last sort came before it (the checkpoint's md_last_sort).
+MD=(run "$SRC/inputs/md/lj_melt.ini" --set "md.data_file=$SRC/tests/data/md/lj_liquid.data" --set md.temperature=0
+    --set run.history_every=5 --set md.trajectory=false --set md.sort_every=$HALF)
+# Charged ions with PPPM (the density grid, the FFT and the field exchange are part of the state's history).
+PPPM=(run "$SRC/inputs/md/nacl_crystal.ini" --set run.history_every=5 --set md.trajectory=false
+      --set md.sort_every=$HALF)
 
 for kind in euler md pppm; do
   case $kind in

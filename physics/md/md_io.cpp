@@ -133,6 +133,7 @@ void MDSimulation::write_checkpoint(CheckpointWriter& w) {
   w.write_rows("atom_x0", natoms_, 3, id, host_rows(atoms_.x0, n));
   if (has_charges_) w.write_rows("atom_q", natoms_, 1, id, host_rows(atoms_.q, n));
   if (nhc_) w.write_values("md_nhc", nhc_->state());
+  w.write_values("md_last_sort", {static_cast<double>(last_sort_)});
 }
 
 void MDSimulation::read_checkpoint(CheckpointReader& r) {
@@ -200,6 +201,17 @@ void MDSimulation::read_checkpoint(CheckpointReader& r) {
     }
   }
   set_owned_atoms(rows);
+  // The step of the last sort, so that the next comes where it would have (a checkpoint without it: the
+  // atoms count as sorted at the restart). Atoms not back in their rows are sorted now.
+  last_sort_ = r.meta().step;
+  if (r.has("md_last_sort")) {
+    const std::vector<double> v = r.read_values("md_last_sort");
+    STRATUS_INPUT_REQUIRE(
+        v.size() == 1 && v[0] >= 0.0 && v[0] <= static_cast<double>(r.meta().step) && v[0] == std::floor(v[0]),
+        file << ": md_last_sort must be one step between 0 and " << r.meta().step);
+    last_sort_ = static_cast<long>(v[0]);
+  }
+  if (!same && p_.sort_every > 0) sort_atoms(r.meta().step);
   long long total = 0, local = n;
   STRATUS_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, pc_->comm()));
   STRATUS_INPUT_REQUIRE(total == natoms_, file << ": " << total << " of " << natoms_
@@ -335,7 +347,8 @@ void MDSimulation::finish(const Clock& clock) {
   std::snprintf(per_atom, sizeof per_atom, "%.4g", static_cast<double>(all_pairs) / natoms_);
   log::info("neighbor lists: " + std::to_string(reneighbors_) + " builds in " + std::to_string(clock.step) +
             " steps; " + std::to_string(all_pairs) + " listed pairs (" + per_atom + " per atom, at most " +
-            std::to_string(all_most) + ", " + (list_->params().half ? "half" : "full") + " list)");
+            std::to_string(all_most) + ", " + (list_->params().half ? "half" : "full") + " list)" +
+            (sorts_ > 0 ? "; atoms sorted by position " + std::to_string(sorts_) + " time(s)" : std::string()));
   finish_output();
   if (trajectory_)
     log::info("trajectory: " + trajectory_->path() + " (H5MD, " + std::to_string(trajectory_->frames()) +

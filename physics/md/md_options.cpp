@@ -118,6 +118,14 @@ void MDParams::bind(B& o) {
             "error");
   o.real(&P::skin, "md.skin", 0.3, "length", "neighbor-list skin").at_least(0.0).may_change_on_restart();
   o.boolean(&P::shift, "md.shift", false, "", "shift the pair energy to zero at the cutoff");
+  o.integer(&P::sort_every, "md.sort_every", 1000, "steps",
+            "sort each rank's atoms by position every N steps, at the next neighbor-list build, and at the start "
+            "(0: never; as LAMMPS' atom_modify sort)")
+      .at_least(0)
+      .may_change_on_restart();
+  o.real(&P::sort_bin, "md.sort_bin", 0.0, "length", "bin width of the sort (0: half the neighbor cutoff + skin)")
+      .at_least(0.0)
+      .may_change_on_restart();
   o.reals(&P::epsilon, "md.epsilon", {1.0}, "energy", "Lennard-Jones epsilon per type (one value: every type)")
       .at_least(0.0);
   o.reals(&P::sigma, "md.sigma", {1.0}, "length", "Lennard-Jones sigma per type (one value: every type)")

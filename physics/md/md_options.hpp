@@ -42,6 +42,8 @@ struct MDParams {
   double cutoff{};
   double skin{};
   bool shift{};
+  long sort_every{};  // sort the owned atoms by bin every N steps at a rebuild, and at the start (0: never)
+  double sort_bin{};  // the sort's bin width (0: half the list cutoff)
   std::vector<double> epsilon, sigma;  // per type (one value: all types)
   std::string pair_coeff;              // md.pair_coeff as given; read into pair_coeffs
   std::vector<double> pair_coeffs;     // groups of 5: i j epsilon sigma cutoff (cutoff <= 0: global)

@@ -374,6 +374,7 @@ void MDSimulation::initialize() {
   }
 
   list_ = std::make_unique<NeighborList>(list_params);
+  if (p_.sort_every > 0) sort_atoms(0);  // atoms from a data file in any order read their partners nearby
   rebuild();
   if (p_.coulomb()) make_kspace();
   compute_forces(true);
@@ -386,6 +387,18 @@ void MDSimulation::rebuild() {
   pc_->borders(atoms_);
   list_->build(atoms_.x, atoms_.n_local, atoms_.n_ghost, pc_->ghost_lo(), pc_->ghost_hi());
   ++reneighbors_;
+}
+
+void MDSimulation::sort_if_due(long step) {
+  if (p_.sort_every > 0 && step / p_.sort_every > last_sort_ / p_.sort_every) sort_atoms(step);
+}
+
+void MDSimulation::sort_atoms(long step) {
+  ScopedPhase phase(Phase::neighbor);
+  const double bin = p_.sort_bin > 0.0 ? p_.sort_bin : 0.5 * list_->list_cutoff();
+  sorter_.sort(atoms_, pc_->sub_lo(), pc_->sub_hi(), bin);
+  last_sort_ = step;
+  ++sorts_;
 }
 
 void MDSimulation::compute_forces(bool energy) {
@@ -431,6 +444,7 @@ void MDSimulation::advance(const Clock& clock, double dt) {
   STRATUS_MPI_CHECK(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, pc_->comm()));
   if (any) {
     pc_->exchange(atoms_);
+    sort_if_due(next);
     rebuild();
   } else {
     pc_->forward(atoms_);

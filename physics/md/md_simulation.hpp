@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "comm/particle_comm.hpp"
+#include "domain/particle_sort.hpp"
 #include "domain/particles.hpp"
 #include "driver/simulation.hpp"
 #include "io/background_jobs.hpp"
@@ -120,6 +121,8 @@ class MDSimulation : public Simulation {
   long long natoms() const { return natoms_; }
   double volume() const { return (hi_[0] - lo_[0]) * (hi_[1] - lo_[1]) * (hi_[2] - lo_[2]); }
   int reneighbors() const { return reneighbors_; }
+  /// How many times the owned atoms were sorted by position (md.sort_every).
+  int sorts() const { return sorts_; }
 
  protected:
   MPI_Comm communicator() const override { return pc_->comm(); }
@@ -186,6 +189,11 @@ class MDSimulation : public Simulation {
   /// The trajectory's layout (units, what each frame holds) for this system.
   H5mdSpec trajectory_spec() const;
   void rebuild();
+  /// Sorts the owned atoms by position (md.sort_every) when a sort is due at step `step`: at the first
+  /// rebuild in a later window of sort_every steps than the last sort. Before borders() only.
+  void sort_if_due(long step);
+  /// Sorts the owned atoms by position now (before borders() only).
+  void sort_atoms(long step);
   void compute_forces(bool energy);
 
   MDParams p_;
@@ -225,6 +233,9 @@ class MDSimulation : public Simulation {
   bool report_next_ = true;  // compute the energy and virial in the next step's force pass
   long restarted_at_ = -1;   // the step a restart continued from (its trajectory gets a file of its own)
   int reneighbors_ = 0;
+  ParticleSorter sorter_;
+  long last_sort_ = 0;  // the step of the last sort of the atoms (a checkpoint keeps it)
+  int sorts_ = 0;
   bool thermo_header_ = false;
   // Trajectory frames in the background: a communicator for the thread's MPI calls, and the thread (last,
   // so that it ends first; the destructor waits for it before anything it uses goes).
