@@ -9,9 +9,10 @@
 #include <sstream>
 
 #include "comm/particle_fields.hpp"
-#include "core/timer.hpp"
 #include "core/agree.hpp"
 #include "core/error.hpp"
+#include "core/timer.hpp"
+#include "core/view_grow.hpp"
 
 namespace stratus {
 
@@ -34,12 +35,6 @@ struct Axis {
   int coord, dims;
   bool periodic;
 };
-
-template <class V>
-void ensure(V& v, long long n, const char* label) {
-  if (static_cast<long long>(v.extent(0)) >= n && v.data() != nullptr) return;
-  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(n + n / 5 + 64));
-}
 
 // Flags every owned atom (kKeep, kLower, kUpper or an error) and wraps in place those that cross the
 // periodic boundary, updating their image flags. A wrapped coordinate that rounds to hi was within
@@ -213,7 +208,7 @@ void ParticleComm::exchange(Particles& p) {
 void ParticleComm::migrate(Particles& p, int d) {
   const SwapPlan& g = plan_;
   const int n = p.n_local;
-  ensure(flag_, n, "particle_comm::flag");
+  grow_rows(flag_, n, "particle_comm::flag");
   Axis axis;
   axis.d = d;
   axis.slo = g.sub_lo()[d];
@@ -243,7 +238,7 @@ void ParticleComm::migrate(Particles& p, int d) {
     agree(msg);
     return;
   }
-  ensure(prefix_, n, "particle_comm::prefix");
+  grow_rows(prefix_, n, "particle_comm::prefix");
   const long long moves = scan_moves(flag_, prefix_, n);
   const int n_lower = static_cast<int>(moves >> 32), n_upper = static_cast<int>(moves & 0xffffffffLL);
   const int n_keep = n - n_lower - n_upper;

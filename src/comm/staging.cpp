@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/gpu_paths.hpp"
+#include "core/view_grow.hpp"
 
 #if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -38,12 +39,6 @@ const char* to_string(MpiGpuSupport s) {
 }
 
 namespace {
-template <class V>
-void grow(V& v, long long n, const std::string& label) {
-  if (static_cast<long long>(v.extent(0)) >= n && v.data() != nullptr) return;
-  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), static_cast<std::size_t>(n + n / 5 + 64));
-}
-
 std::pair<long long, long long> range(long long off, long long n) { return {off, off + n}; }
 }  // namespace
 
@@ -51,8 +46,8 @@ StagedBuffers::StagedBuffers(std::string label, HaloTransport transport)
     : label_(std::move(label)), staged_(gpu_paths() && transport == HaloTransport::host_staged) {}
 
 void StagedBuffers::reserve(long long n_send, long long n_recv) {
-  grow(send_, n_send, label_ + "::send");
-  grow(recv_, n_recv, label_ + "::recv");
+  grow_rows(send_, n_send, label_ + "::send");
+  grow_rows(recv_, n_recv, label_ + "::recv");
   if (staged_) {  // the mirrors match the device buffers, so offsets are the same in both
     if (send_host_.extent(0) != send_.extent(0))
       send_host_ = decltype(send_host_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, label_ + "::send_host"),

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/view_grow.hpp"
 #include "domain/cart_decomp.hpp"
 
 namespace stratus {
@@ -156,9 +157,7 @@ int SwapPlan::neighbor_rank(int d, int offset) const {
 }
 
 int select_rows(const ParticleVec& x, int n, Swap& w) {
-  if (static_cast<int>(w.list.extent(0)) < n || w.list.data() == nullptr)
-    w.list = Kokkos::View<int*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "particle_comm::send_list"),
-                                          static_cast<std::size_t>(n + n / 5 + 64));
+  grow_rows(w.list, n, "particle_comm::send_list");
   const auto list = w.list;
   const int d = w.dim;
   const bool to_lower = w.to_lower;

@@ -5,15 +5,11 @@
 #include <cmath>
 #include <string>
 
+#include "core/view_grow.hpp"
+
 namespace stratus {
 
 namespace {
-
-template <class V>
-void ensure(V& v, long long n, const char* label) {
-  if (static_cast<long long>(v.extent(0)) >= n && v.data() != nullptr) return;
-  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(n + n / 5 + 64));
-}
 
 constexpr int kMaxBins = 1024;  // a direction; 2^30 bins in all, so that bin << 32 | row fits a long long
 
@@ -31,8 +27,8 @@ int ParticleSorter::sort(Particles& p, const Real3& lo, const Real3& hi, double 
     inv[d] = len > 0.0 ? nb[d] / len : 0.0;
     l0[d] = lo[d];
   }
-  ensure(keys_, n, "particle_sort::keys");
-  ensure(rows_, static_cast<long long>(n) * p.fields().width(), "particle_sort::rows");
+  grow_rows(keys_, n, "particle_sort::keys");
+  grow_rows(rows_, static_cast<long long>(n) * p.fields().width(), "particle_sort::rows");
   const auto keys = Kokkos::subview(keys_, std::make_pair(0, n));
   const auto x = p.x;
   const int nx = nb[0], ny = nb[1], nz = nb[2];
