@@ -1,4 +1,4 @@
-// ParticleSorter (domain/particle_sort): each rank's owned atoms of the ParticleComm battery (3000 atoms at
+// sort_by_bin (domain/particle_sort): each rank's owned atoms of the ParticleComm battery (3000 atoms at
 // hashed positions, rows in id order, so that the rows do not follow space) sorted by bins of width 1:
 // - the rows are in bin order (z slowest, x fastest), and within a bin in their previous (id) order;
 // - every array travels with its atom: position, velocity, type, id, image flags, charge, displacement
@@ -97,7 +97,7 @@ std::vector<std::tuple<long long, double, double, double>> ghosts_of(const Parti
 
 }  // namespace
 
-TEST_CASE("ParticleSorter: owned rows in bin order, every array with its atom", "[particle_sort]") {
+TEST_CASE("sort_by_bin: owned rows in bin order, every array with its atom", "[particle_sort]") {
   ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
   const std::vector<Atom> atoms = make_atoms();
   Particles p = distribute(pc, atoms), unsorted = distribute(pc, atoms);
@@ -106,8 +106,7 @@ TEST_CASE("ParticleSorter: owned rows in bin order, every array with its atom", 
   const int n = p.n_local;
   REQUIRE(n > 100);
   const double bin = 1.0;
-  ParticleSorter sorter;
-  const int moved = sorter.sort(p, pc.sub_lo(), pc.sub_hi(), bin);
+  const int moved = sort_by_bin(p, pc.sub_lo(), pc.sub_hi(), bin);
   CHECK(moved > n / 2);  // hashed positions in id order: most rows move
   REQUIRE(p.n_local == n);
   REQUIRE(p.n_ghost == 0);
@@ -141,7 +140,7 @@ TEST_CASE("ParticleSorter: owned rows in bin order, every array with its atom", 
   CHECK(ids == want);  // the same atoms, each once (distribute() gives them in id order)
 
   // Sorted rows stay where they are.
-  CHECK(sorter.sort(p, pc.sub_lo(), pc.sub_hi(), bin) == 0);
+  CHECK(sort_by_bin(p, pc.sub_lo(), pc.sub_hi(), bin) == 0);
 
   // The ghosts do not depend on the order of the owned rows.
   pc.borders(p);
@@ -150,10 +149,9 @@ TEST_CASE("ParticleSorter: owned rows in bin order, every array with its atom", 
   CHECK(ghosts_of(p) == ghosts_of(unsorted));
 }
 
-TEST_CASE("ParticleSorter: atoms outside, NaN, narrow bins, no atoms", "[particle_sort]") {
+TEST_CASE("sort_by_bin: atoms outside, NaN, narrow bins, no atoms", "[particle_sort]") {
   ParticleComm pc(MPI_COMM_WORLD, kLo, kHi, {true, true, true}, Int3{0, 0, 0}, kRc);
   const std::vector<Atom> atoms = make_atoms();
-  ParticleSorter sorter;
   SECTION("outside the bounds and NaN: the edge bins") {
     Particles p = distribute(pc, atoms);
     REQUIRE(p.n_local >= 3);
@@ -166,7 +164,7 @@ TEST_CASE("ParticleSorter: atoms outside, NaN, narrow bins, no atoms", "[particl
     x(2, 0) = std::numeric_limits<double>::quiet_NaN();
     Kokkos::deep_copy(p.x, x);
     const int n = p.n_local;
-    sorter.sort(p, lo, hi, 1.0);
+    sort_by_bin(p, lo, hi, 1.0);
     const std::vector<Row> rows = rows_of(p, 0, n);
     long long out_of_order = 0;
     for (int i = 1; i < n; ++i)
@@ -189,7 +187,7 @@ TEST_CASE("ParticleSorter: atoms outside, NaN, narrow bins, no atoms", "[particl
   SECTION("bins narrower than a 1024th of the sub-domain: 1024 bins") {
     Particles p = distribute(pc, atoms);
     const int n = p.n_local;
-    sorter.sort(p, pc.sub_lo(), pc.sub_hi(), 1e-9);
+    sort_by_bin(p, pc.sub_lo(), pc.sub_hi(), 1e-9);
     const std::vector<Row> rows = rows_of(p, 0, n);
     long long out_of_order = 0;
     for (int i = 1; i < n; ++i)
@@ -202,9 +200,9 @@ TEST_CASE("ParticleSorter: atoms outside, NaN, narrow bins, no atoms", "[particl
     Particles p = distribute(pc, atoms);
     const std::vector<Row> before = rows_of(p, 0, 1);
     p.n_local = 1;
-    CHECK(sorter.sort(p, pc.sub_lo(), pc.sub_hi(), 1.0) == 0);
+    CHECK(sort_by_bin(p, pc.sub_lo(), pc.sub_hi(), 1.0) == 0);
     CHECK(rows_of(p, 0, 1)[0].id == before[0].id);
     p.n_local = 0;
-    CHECK(sorter.sort(p, pc.sub_lo(), pc.sub_hi(), 1.0) == 0);
+    CHECK(sort_by_bin(p, pc.sub_lo(), pc.sub_hi(), 1.0) == 0);
   }
 }

@@ -396,7 +396,7 @@ void MDSimulation::sort_if_due(long step) {
 void MDSimulation::sort_atoms(long step) {
   ScopedPhase phase(Phase::neighbor);
   const double bin = p_.sort_bin > 0.0 ? p_.sort_bin : 0.5 * list_->list_cutoff();
-  sorter_.sort(atoms_, pc_->sub_lo(), pc_->sub_hi(), bin);
+  sort_by_bin(atoms_, pc_->sub_lo(), pc_->sub_hi(), bin);
   last_sort_ = step;
   ++sorts_;
 }

@@ -233,7 +233,6 @@ class MDSimulation : public Simulation {
   bool report_next_ = true;  // compute the energy and virial in the next step's force pass
   long restarted_at_ = -1;   // the step a restart continued from (its trajectory gets a file of its own)
   int reneighbors_ = 0;
-  ParticleSorter sorter_;
   long last_sort_ = 0;  // the step of the last sort of the atoms (a checkpoint keeps it)
   int sorts_ = 0;
   bool thermo_header_ = false;

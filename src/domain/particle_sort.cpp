@@ -5,8 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include "core/view_grow.hpp"
-
 namespace stratus {
 
 namespace {
@@ -15,7 +13,7 @@ constexpr int kMaxBins = 1024;  // a direction; 2^30 bins in all, so that bin <<
 
 }  // namespace
 
-int ParticleSorter::sort(Particles& p, const Real3& lo, const Real3& hi, double bin) {
+int sort_by_bin(Particles& p, const Real3& lo, const Real3& hi, double bin) {
   const int n = p.n_local;
   if (n < 2) return 0;
   int nb[3];
@@ -27,9 +25,8 @@ int ParticleSorter::sort(Particles& p, const Real3& lo, const Real3& hi, double 
     inv[d] = len > 0.0 ? nb[d] / len : 0.0;
     l0[d] = lo[d];
   }
-  grow_rows(keys_, n, "particle_sort::keys");
-  grow_rows(rows_, static_cast<long long>(n) * p.fields().width(), "particle_sort::rows");
-  const auto keys = Kokkos::subview(keys_, std::make_pair(0, n));
+  const Kokkos::View<long long*, MemSpace> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "particle_sort::keys"),
+                                                n);
   const auto x = p.x;
   const int nx = nb[0], ny = nb[1], nz = nb[2];
   const double ix = inv[0], iy = inv[1], iz = inv[2], x0 = l0[0], y0 = l0[1], z0 = l0[2];
@@ -46,7 +43,8 @@ int ParticleSorter::sort(Particles& p, const Real3& lo, const Real3& hi, double 
   Kokkos::sort(keys);  // keys are distinct: the order is the same on any thread count or device
 
   const auto f = p.fields();
-  const auto rows = rows_;
+  const Kokkos::View<double*, MemSpace> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "particle_sort::rows"),
+                                             static_cast<std::size_t>(n) * f.width());
   const long long w = f.width();
   int moved = 0;
   Kokkos::parallel_reduce(
