@@ -16,6 +16,7 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "domain/grid_options.hpp"
+#include "domain/particle_sort.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5_parallel.hpp"
 #include "io/output_dir.hpp"

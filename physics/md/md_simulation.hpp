@@ -13,7 +13,6 @@
 #include <optional>
 
 #include "comm/particle_comm.hpp"
-#include "domain/particle_sort.hpp"
 #include "domain/particles.hpp"
 #include "driver/simulation.hpp"
 #include "io/background_jobs.hpp"

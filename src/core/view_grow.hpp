@@ -1,5 +1,5 @@
 // Scratch views that grow and never shrink: the buffers kernels reuse from call to call (messages, send
-// lists, sort keys), so that the step loop allocates only when a count passes every earlier one.
+// lists, migration flags), so that the step loop allocates only when a count passes every earlier one.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <string>
