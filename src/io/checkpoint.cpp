@@ -269,8 +269,13 @@ void CheckpointWriter::write_header(const CheckpointMeta& meta, long long step) 
   h5::write_attribute(f, "stratus_version", kVersion);
   h5::write_attribute(f, "git_hash", kGitHash);
   h5::write_attribute_i32(f, "nranks", size_);
-  h5::Group(H5Gcreate2(f, kDataGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create group /data in '" + tmp_ + "'")
-      .close("close group /data");
+  {  // Its links stay in the (checksummed) object header too: past 8 of them HDF5 would move them to a
+     // fractal heap, whose blocks carry no checksum (a damaged one crashed HDF5's reader).
+    h5::PropList gcpl(H5Pcreate(H5P_GROUP_CREATE), "create group creation property list");
+    h5::check_status(H5Pset_link_phase_change(gcpl.get(), 64, 0), "keep the links of /data compact in '" + tmp_ + "'");
+    h5::Group(H5Gcreate2(f, kDataGroup, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), "create group /data in '" + tmp_ + "'")
+        .close("close group /data");
+  }
 
   dxpl_ = h5::PropList(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
   h5::check_status(H5Pset_dxpl_mpio(dxpl_.get(), H5FD_MPIO_COLLECTIVE), "select collective transfer");

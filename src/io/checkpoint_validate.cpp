@@ -306,6 +306,12 @@ Opened open_and_validate(MPI_Comm comm, const std::string& path, const std::stri
       throw InputError("has no group /data");
     }
     h5::Group data(must(H5Gopen2(f, kDataGroup, H5P_DEFAULT), "cannot open group /data"), "");
+    // Checkpoints keep the links of /data in its checksummed object header; links in a fractal heap
+    // (dense storage) have no checksum, and HDF5 crashed iterating a damaged one.
+    H5G_info_t info{};
+    must(H5Gget_info(data.get(), &info), "has unreadable metadata");
+    if (info.storage_type != H5G_STORAGE_TYPE_COMPACT)
+      throw InputError("keeps the links of /data in a form Stratus does not write (a damaged file?)");
     Visit visit;
     if (H5Lvisit(data.get(), H5_INDEX_NAME, H5_ITER_INC, visit_link, &visit) < 0 && visit.bad.empty()) {
       throw InputError("has an unreadable group /data: " + h5::last_error());
