@@ -15,15 +15,16 @@
 #
 # Usage: scripts/fuzz.sh [--seconds N] [--target deck|data|checkpoint|all] [--jobs J]
 #   --seconds N  fuzzing time per target (default 60); 0: build, replay and seed only
-#   --jobs J     build jobs and parallel fuzzing processes per target (-fork=J; default 1)
+#   --jobs J     parallel fuzzing processes per target (-fork=J; default 1)
 # Exit status: 0 when no regression input fails and no target found anything, 1 otherwise, 2 for usage.
-# Environment: STRATUS_FUZZ_ARGS (extra libFuzzer arguments), STRATUS_DEPS_DIR / Kokkos_ROOT (as for
-# install-deps.sh).
+# Environment: STRATUS_JOBS (parallel build jobs, default: number of cores), STRATUS_FUZZ_ARGS (extra
+# libFuzzer arguments), STRATUS_DEPS_DIR / Kokkos_ROOT (as for install-deps.sh).
 set -euo pipefail
 
 seconds=60
 target=all
 jobs=1
+build_jobs="${STRATUS_JOBS:-$(nproc)}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -38,6 +39,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz: --seconds must be a whole number, not '$seconds'" >&2; exit 2; }
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: --jobs must be >= 1, not '$jobs'" >&2; exit 2; }
+[[ "$build_jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: STRATUS_JOBS must be >= 1, not '$build_jobs'" >&2; exit 2; }
 case "$target" in
   deck|data|checkpoint) targets=("$target") ;;
   all) targets=(deck data checkpoint) ;;
@@ -55,12 +57,12 @@ build="$root/build/fuzz"
 Kokkos_ROOT="$("$root/scripts/install-deps.sh" --fuzz-tools)"
 
 # ---------------------------------------------------------------- build
-say "building $build (clang-16, sanitizers, -j$jobs)"
+say "building $build (clang-16, sanitizers, -j$build_jobs)"
 mkdir -p "$build"
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
   -DCMAKE_CXX_COMPILER=clang++-16 -DKokkos_ROOT="$Kokkos_ROOT" -DSTRATUS_ENABLE_FUZZ=ON \
   -DSTRATUS_ENABLE_TESTS=OFF >"$build/configure.log" 2>&1 || { say "configure failed, see $build/configure.log"; exit 1; }
-nice -n 10 cmake --build "$build" -j"$jobs" >"$build/build.log" 2>&1 || { say "build failed, see $build/build.log"; exit 1; }
+nice -n 10 cmake --build "$build" -j"$build_jobs" >"$build/build.log" 2>&1 || { say "build failed, see $build/build.log"; exit 1; }
 bin="$build/tests/fuzz"
 
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
