@@ -56,21 +56,12 @@ pv=()
 if command -v pvbatch > /dev/null; then
   pv=(pvbatch)
   if [ -z "${DISPLAY:-}" ]; then
-    # One X server for both renders, on a display number it picks and reports when ready (-displayfd), as
-    # tests/post_scripts.sh does: `xvfb-run -a` per call picks a number that another X server starting at
-    # the same time can take, and pvbatch then aborts (a CI run failed that way). -noreset: the server
-    # stays as it is between the two renders (once, without it, it was gone before the second).
+    # One X server for both renders (scripts/lib/xvfb.sh: why not -displayfd or xvfb-run).
     if command -v Xvfb > /dev/null; then
-      Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset 3> "$work/xdisplay" 2> "$work/xvfb.log" &
-      xvfb_pid=$!
-      trap 'kill "$xvfb_pid" 2> /dev/null || true; rm -rf "$work"' EXIT
-      for _ in $(seq 200); do
-        [ -s "$work/xdisplay" ] && break
-        sleep 0.05
-      done
-      if [ -s "$work/xdisplay" ]; then
-        DISPLAY=":$(head -n 1 "$work/xdisplay")"
-        export DISPLAY
+      # shellcheck source=scripts/lib/xvfb.sh
+      source "$(dirname "${BASH_SOURCE[0]}")/lib/xvfb.sh"
+      if stratus_xvfb "$work"; then
+        trap 'kill "$STRATUS_XVFB_PID" 2> /dev/null || true; rm -rf "$work"' EXIT
       else
         echo "docs-pictures: Xvfb did not start: $(cat "$work/xvfb.log")" >&2
         pv=()

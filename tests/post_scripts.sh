@@ -118,30 +118,29 @@ else
   PV=(pvbatch)
   if [[ -z ${DISPLAY:-} ]]; then
     if command -v Xvfb > /dev/null; then
-      # One X server for the whole test, on a display number it picks and reports when it is ready
-      # (-displayfd). An xvfb-run per pvbatch call once failed with "bad X server connection" while
-      # another test started its own X server.
-      Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3> "$T/xdisplay" 2> "$T/xvfb.log" &
-      XVFB_PID=$!
-      test_cleanup() { kill "$XVFB_PID" 2> /dev/null || true; }
-      for _ in $(seq 200); do
-        [[ -s $T/xdisplay ]] && break
-        sleep 0.05
-      done
-      [[ -s $T/xdisplay ]] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
-      DISPLAY=":$(head -n 1 "$T/xdisplay")"
-      export DISPLAY
+      # One X server for the whole test (scripts/lib/xvfb.sh: why not -displayfd or xvfb-run).
+      # shellcheck source=scripts/lib/xvfb.sh
+      source "$SRC/scripts/lib/xvfb.sh"
+      stratus_xvfb "$T" || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
+      test_cleanup() { kill "$STRATUS_XVFB_PID" 2> /dev/null || true; }
+      # Before a retry: a fresh server on another number.
+      renew_x() {
+        kill "$STRATUS_XVFB_PID" 2> /dev/null || true
+        stratus_xvfb "$T" || fail "Xvfb did not start again: $(cat "$T/xvfb.log")"
+      }
     else
       pv_missing="no display and no Xvfb (Debian: xvfb)"
       PV=()
     fi
   fi
-  # render WANT_RC LOG ARGS...: one retry when the X server failed to start (neither 0 nor 2)
+  declare -F renew_x > /dev/null || renew_x() { :; }  # a display of the caller's: used as it is
+  # render WANT_RC LOG ARGS...: one retry, on a fresh X server, when pvbatch failed (neither 0 nor 2)
   render() {
     local want=$1 log=$2 rc=0
     shift 2
     "${PV[@]}" "$POST/render_paraview.py" "$@" > "$log" 2>&1 || rc=$?
     if [[ $rc -ne 0 && $rc -ne 2 ]]; then
+      renew_x
       rc=0
       "${PV[@]}" "$POST/render_paraview.py" "$@" > "$log" 2>&1 || rc=$?
     fi
@@ -170,11 +169,11 @@ sys.exit(0 if abs(int(r) - int(b)) < 30 and min(r, g, b) > 150 else 1)
 EOF
     pass "render_paraview.py: PNGs of the 2D thermal and a 3D slice through pvbatch (theta' = 0 neutral: \
 $(head -1 pv_px.log)); exit 2 for an unknown field"
-    # One retry, as in render(): under load pvbatch once lost its X server connection ("bad X server
-    # connection") while another test started its own.
+    # One retry on a fresh X server, as in render(), when pvbatch lost its X server ("bad X server connection").
     for _ in 1 2; do
       "${PV[@]}" "$SRC/tests/paraview_2d.py" "$T/th/thermal.xmf" 40 20 "${TH[0]}" > pv_2d.log 2>&1 || true
       grep -q "bad X server connection" pv_2d.log || break
+      renew_x
     done
     grep -q "^ok: " pv_2d.log || fail "ParaView does not open the 2D series as a flat surface: $(cat pv_2d.log)"
     pass "ParaView opens the 2D series as a surface: $(grep '^ok: ' pv_2d.log)"
