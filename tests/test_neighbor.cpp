@@ -310,6 +310,27 @@ TEST_CASE("neighbor: slab narrower than the stencil", "[neighbor]") {
   }
 }
 
+// A half list searches the bins it takes no owned partner from (backward rows, and i's own row before i's
+// bin) for their ghosts alone, which follow each bin's owned atoms. Ghosts here are not a shell around
+// the box but every third atom of a dense liquid, so nearly every bin holds owned atoms and ghosts, and
+// every stencil row has ghosts to find: the lists must still be the brute-force ones.
+TEST_CASE("neighbor: ghosts mixed with owned atoms in every bin", "[neighbor]") {
+  const int n = 3000;
+  const double side = std::cbrt(n / 0.8442), cutoff = 2.5, skin = 0.3;
+  const Real3 L = {{side, side, side}};
+  System s;
+  s.x = random_atoms(n, L, 4242);
+  s.n_local = 2 * n / 3;
+  s.n_ghost = n - s.n_local;
+  s.lo = {{0.0, 0.0, 0.0}};
+  s.hi = L;
+  const Counts c = check_system(s, cutoff, skin);
+  // Every owned atom has about rho 4/3 pi rc^3 (77.6) atoms within rc less those beyond the box's faces,
+  // a third of them ghosts: far more owned-ghost pairs than a shell of ghosts would give.
+  CHECK(c.owned_ghost > 15LL * s.n_local);
+  CHECK(c.half == c.owned_owned_full / 2 + c.owned_ghost);
+}
+
 // A list keeps its work arrays between builds (grown, never shrunk): one list object built for a dense,
 // then a dilute, then a dense system must give each the brute-force list, with n_local counts.
 TEST_CASE("neighbor: one list reused for systems of changing size", "[neighbor]") {

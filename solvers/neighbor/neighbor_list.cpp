@@ -12,12 +12,23 @@
 #include "core/error.hpp"
 #include "core/gpu_paths.hpp"
 #include "neighbor/neighbor_simd.hpp"
+#include "neighbor/neighbor_stencil.hpp"
 
 namespace stratus {
 
 namespace neighbor_detail {
 
 using IntView = Kokkos::View<int*, MemSpace>;
+
+// Entries a row holds past its capacity, and entries the packed arrays hold past their atoms, for the
+// SIMD build (neighbor_simd.hpp).
+#ifdef STRATUS_NEIGHBOR_SIMD
+constexpr int kSlack = simd::kSlack;
+constexpr int kOvershoot = simd::kOvershoot;
+#else
+constexpr int kSlack = 0;
+constexpr int kOvershoot = 0;
+#endif
 
 /// Number of atoms of x (0 .. n-1) outside [lo, hi) in some direction (NaN counts as outside).
 int count_outside(const ParticleVec& x, int n, Real3 lo, Real3 hi) {
@@ -82,19 +93,22 @@ void ensure(View& v, long long n, const char* label) {
 using Packed = Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace>;
 
 /// Counting sort of atoms 0 .. n-1 into the bins of g: bin_start (nbins + 1) and bin_atoms (n), each bin's
-/// atoms in increasing index order (owned atoms first), and their positions in that order (packed).
-/// atom_bin and count are work arrays; all are grown as needed, never shrunk.
-void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_start, IntView& bin_atoms,
-                    Packed& packed, IntView& atom_bin, IntView& count) {
+/// atoms in increasing index order (owned atoms, those below n_local, first), where each bin's ghosts
+/// begin (bin_ghost, nbins), and the positions in that order (packed). atom_bin and count are work arrays;
+/// all are grown as needed, never shrunk.
+void sort_into_bins(const ParticleVec& x, int n, int n_local, const BinGrid& g, IntView& bin_start, IntView& bin_atoms,
+                    IntView& bin_ghost, Packed& packed, IntView& atom_bin, IntView& count) {
   const int nbins = g.nbins;
   ensure(atom_bin, n, "neighbor::atom_bin");
   ensure(count, nbins, "neighbor::bin_count");
   Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nbins)), 0);
   ensure(bin_start, nbins + 1LL, "neighbor::bin_start");
-  ensure(bin_atoms, n, "neighbor::bin_atoms");
-  ensure(packed, n, "neighbor::packed");
+  ensure(bin_atoms, n + kOvershoot, "neighbor::bin_atoms");
+  ensure(bin_ghost, nbins, "neighbor::bin_ghost");
+  ensure(packed, n + kOvershoot, "neighbor::packed");
   auto start = bin_start;
   auto atoms = bin_atoms;
+  auto ghost = bin_ghost;
   auto xp = packed;
 
   Kokkos::parallel_for(
@@ -128,6 +142,9 @@ void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_
           }
           atoms(q + 1) = v;
         }
+        int p = s;
+        while (p < e && atoms(p) < n_local) ++p;
+        ghost(b) = p;
       });
   Kokkos::parallel_for(
       "neighbor::pack", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int p) {
@@ -139,16 +156,8 @@ void sort_into_bins(const ParticleVec& x, int n, const BinGrid& g, IntView& bin_
 /// The stencil of bins of edge >= rc / 2 (offsets within kPad = 2 bins whose boxes can hold a point closer
 /// than rc), as rows along x: for each (oy, oz) the run of bins ox = -a .. a that qualify, consecutive in the
 /// padded grid, so that their atoms are one range of bin_atoms (and of the packed positions). A row's kind
-/// tells a half list which owned partners it may take: all (forward rows: oz > 0, or oz = 0 and oy > 0),
-/// none (backward rows), or, in i's own row, those in the bins after i's and those above i in its own bin;
-/// ghosts come from every row. Each owned pair is then found once.
-enum RowKind : int { kBackward = 0, kOwnRow = 1, kForward = 2 };
-#ifdef STRATUS_NEIGHBOR_SIMD
-static_assert(simd::kOwnRow == kOwnRow && simd::kForward == kForward, "neighbor_simd.hpp's row kinds");
-constexpr int kSlack = simd::kSlack;
-#else
-constexpr int kSlack = 0;
-#endif
+/// (RowKind, neighbor_stencil.hpp) tells a half list which owned partners it may take, so that each owned
+/// pair is found once.
 struct Stencil {
   Kokkos::View<int* [3], MemSpace> rows;  // flat offset of the first bin, bins in the row, RowKind
 };
@@ -182,53 +191,110 @@ Stencil make_stencil(double rc, const Real3& width, const BinGrid& g, bool upper
   return st;
 }
 
-/// Calls visit(j, take) for every candidate j of owned atom i, the atoms of the stencil rows around i's
-/// bin, with take true for a listed partner: not i, closer than sqrt(rc2), and, in a half list, a ghost or
-/// an owned atom the row's kind allows (see Stencil). With newton_ghost a ghost is taken only when it lies
-/// above i (z, then y, then x), as LAMMPS does; the image of the pair on the other side sees the opposite
-/// order. take is computed without branches (bitwise logic): whether a candidate is taken is a coin toss
-/// to the branch predictor, and the row loops stay straight.
+/// Calls visit(j, take) for every candidate j of owned atom i: first the atoms of i's own bin, then the
+/// parts of the stencil rows around it (for_each_row_part), with take true for a listed partner: not i,
+/// closer than sqrt(rc2), and, in a half list, a ghost, an owned atom above i in i's own bin, or any owned
+/// atom outside it (the bins whose owned atoms a half list never takes are searched for ghosts only). With
+/// newton_ghost a ghost is taken only when it lies above i (z, then y, then x), as LAMMPS does; the image
+/// of the pair on the other side sees the opposite order. take is computed without branches (bitwise
+/// logic): whether a candidate is taken is a coin toss to the branch predictor.
 template <class Visit>
 KOKKOS_INLINE_FUNCTION void for_each_candidate(const ParticleVec& x, int i, int n_local, double rc2, bool half,
                                                bool newton_ghost, const BinGrid& g,
                                                const Kokkos::View<int* [3], MemSpace>& rows, const IntView& bin_start,
-                                               const IntView& bin_atoms, const Packed& xp, Visit&& visit) {
+                                               const IntView& bin_atoms, const IntView& bin_ghost, const Packed& xp,
+                                               Visit&& visit) {
   const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int bi = g.bin_of(xi, yi, zi);
-  const int own_s = bin_start(bi), own_e = bin_start(bi + 1);
-  const int nr = static_cast<int>(rows.extent(0));
-  for (int r = 0; r < nr; ++r) {
-    const int b0 = bi + rows(r, 0), kind = rows(r, 2);
-    const bool all_owned = !half | (kind == kForward), own_row = half & (kind == kOwnRow);
-    const int e = bin_start(b0 + rows(r, 1));
-    for (int p = bin_start(b0); p < e; ++p) {
+  auto test = [&](int p, int e, bool own_bin) {
+    for (; p < e; ++p) {
       const double xj = xp(p, 0), yj = xp(p, 1), zj = xp(p, 2);
       const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
       const int j = bin_atoms(p);
       const bool near = (dx * dx + dy * dy + dz * dz < rc2) & (j != i);
       const bool below = (zj < zi) | ((zj == zi) & ((yj < yi) | ((yj == yi) & (xj < xi))));
       const bool ghost_ok = !(newton_ghost & below);
-      const bool owned_ok = all_owned | (own_row & ((p >= own_e) | ((p >= own_s) & (j > i))));
+      const bool owned_ok = !(half & own_bin) | (j > i);
       visit(j, near & ((j >= n_local) ? ghost_ok : owned_ok));
     }
+  };
+  test(bin_start(bi), bin_start(bi + 1), true);
+  const int nr = static_cast<int>(rows.extent(0));
+  for (int r = 0; r < nr; ++r) {
+    const int b0 = bi + rows(r, 0);
+    for_each_row_part(half, rows(r, 2), b0, b0 + rows(r, 1), bi, [&](int bf, int bl, bool ghosts_only) {
+      test(ghosts_only ? bin_ghost(bf) : bin_start(bf), bin_start(bl), false);
+    });
   }
 }
 
 /// Where a build's rows go: the entries, the per-atom counts, the row width (grown when an atom has more
-/// partners), and the layout; build_lists sets the strides.
+/// partners), and the layout; build_lists sets the strides. `gathered` and `gathered_atoms` are the SIMD
+/// build's per-thread candidate arrays (grow-only).
 struct RowStore {
   IntView& entries;
   IntView& count;
   int& capacity;
   bool slots;  // ListLayout::slots
+  Kokkos::View<double*, MemSpace>& gathered;
+  IntView& gathered_atoms;
   long long atom_stride = 0, slot_stride = 0;
 };
+
+#ifdef STRATUS_NEIGHBOR_SIMD
+/// The SIMD fill (neighbor_simd.hpp), one bin's owned atoms at a time, each thread gathering its bin's
+/// candidates into its own part of the store's arrays. Returns the largest partner count.
+int fill_rows_by_bin(int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
+                     const simd::Candidates& cd, const IntView& bin_start, const IntView& bin_ghost,
+                     const IntView& bin_atoms, const Packed& xp, RowStore& out) {
+  int max_bin = 0;
+  Kokkos::parallel_reduce(
+      "neighbor::max_bin", Kokkos::RangePolicy<ExecSpace>(0, g.nbins),
+      KOKKOS_LAMBDA(int b, int& m) {
+        const int c = bin_start(b + 1) - bin_start(b);
+        if (c > m) m = c;
+      },
+      Kokkos::Max<int>(max_bin));
+  const Kokkos::Experimental::UniqueToken<ExecSpace> token;
+  const long long per = simd::gather_bound(cd, max_bin);
+  ensure(out.gathered, 3 * per * token.size(), "neighbor::gathered");
+  ensure(out.gathered_atoms, per * token.size(), "neighbor::gathered_atoms");
+  double* const pos = out.gathered.data();
+  int* const atoms = out.gathered_atoms.data();
+  int* const rows = out.entries.data();
+  auto count = out.count;
+  const long long as = out.atom_stride;
+  const int cap = out.capacity;
+  int mx = 0;
+  Kokkos::parallel_reduce(
+      "neighbor::fill_rows_by_bin", Kokkos::RangePolicy<ExecSpace>(0, g.nbins),
+      KOKKOS_LAMBDA(int b, int& m) {
+        const int s = bin_start(b), owned = bin_ghost(b) - s;
+        if (owned == 0) return;
+        const int t = token.acquire();
+        double* const mine = pos + 3 * per * t;
+        const simd::Gathered cand{mine, mine + per, mine + 2 * per, atoms + per * t};
+        const int n = simd::gather(cd, b, half, cand);
+        // A half list takes from the bin's own atoms only those after i (owned atoms above i, and ghosts).
+        for (int k = 0; k < owned; ++k) {
+          const int i = bin_atoms(s + k);
+          const int c = simd::fill_row(i, xp(s + k, 0), xp(s + k, 1), xp(s + k, 2), half ? k + 1 : 0, n, n_local, rc2,
+                                       !half, newton_ghost, cand, rows + i * as, cap);
+          count(i) = c;
+          if (c > m) m = c;
+        }
+        token.release(t);
+      },
+      Kokkos::Max<int>(mx));
+  return mx;
+}
+#endif
 
 /// One pass over the candidates into rows of `capacity` entries, grown and repeated when an atom has more
 /// partners. Returns the total number of pairs; max_count is the largest count.
 long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
-                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms, const Packed& xp,
-                      RowStore& out, int& max_count, bool portable) {
+                      const Stencil& stencil, const IntView& bin_start, const IntView& bin_atoms,
+                      const IntView& bin_ghost, const Packed& xp, RowStore& out, int& max_count, bool portable) {
   ensure(out.count, n_local, "neighbor::count");
   auto count = out.count;
   // Slot-major rows: each slot's column starts on a 128-byte boundary (32 ints).
@@ -246,38 +312,34 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
     const auto st = stencil.rows;
     mx = 0;
 #ifdef STRATUS_NEIGHBOR_SIMD
-    const simd::Candidates cd{st.data(), static_cast<int>(st.extent(0)), bin_start.data(), bin_atoms.data(),
-                              &xp(0, 0),  &xp(0, 1),                     &xp(0, 2)};
-    const bool vector_fill = !portable && !out.slots;  // writes consecutive entries
+    if (!portable && !out.slots) {  // writes consecutive entries
+      const simd::Candidates cd{st.data(),        static_cast<int>(st.extent(0)),
+                                bin_start.data(), bin_atoms.data(),
+                                bin_ghost.data(), &xp(0, 0),
+                                &xp(0, 1),        &xp(0, 2)};
+      mx = fill_rows_by_bin(n_local, rc2, half, newton_ghost, g, cd, bin_start, bin_ghost, bin_atoms, xp, out);
+    } else
 #else
     (void)portable;
 #endif
-    Kokkos::parallel_reduce(
-        "neighbor::fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n_local),
-        KOKKOS_LAMBDA(int i, int& m) {
-          const long long base = static_cast<long long>(i) * as;
-          int c = 0;
-#ifdef STRATUS_NEIGHBOR_SIMD
-          if (vector_fill) {
-            const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-            c = simd::fill_row(i, xi, yi, zi, g.bin_of(xi, yi, zi), n_local, rc2, half, newton_ghost, cd,
-                               tmp.data() + base, cap);
+    {
+      Kokkos::parallel_reduce(
+          "neighbor::fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n_local),
+          KOKKOS_LAMBDA(int i, int& m) {
+            const long long base = static_cast<long long>(i) * as;
+            int c = 0;
+            // Every candidate is written; only a taken one advances c (past the capacity the last slot is
+            // overwritten, and the count says to widen the rows and repeat).
+            for_each_candidate(x, i, n_local, rc2, half, newton_ghost, g, st, bin_start, bin_atoms, bin_ghost, xp,
+                               [&](int j, bool take) {
+                                 tmp(base + (c < cap ? c : cap - 1) * ss) = j;
+                                 c += take;
+                               });
             count(i) = c;
             if (c > m) m = c;
-            return;
-          }
-#endif
-          // Every candidate is written; only a taken one advances c (past the capacity the last slot is
-          // overwritten, and the count says to widen the rows and repeat).
-          for_each_candidate(x, i, n_local, rc2, half, newton_ghost, g, st, bin_start, bin_atoms, xp,
-                             [&](int j, bool take) {
-                               tmp(base + (c < cap ? c : cap - 1) * ss) = j;
-                               c += take;
-                             });
-          count(i) = c;
-          if (c > m) m = c;
-        },
-        Kokkos::Max<int>(mx));
+          },
+          Kokkos::Max<int>(mx));
+    }
     if (n_local == 0) mx = 0;
     if (mx <= out.capacity) break;
     out.capacity = mx + mx / 5 + 8;  // rare: the density went up
@@ -381,14 +443,15 @@ void NeighborList::build(const ParticleVec& x, int n_local, int n_ghost, Real3 l
                                               << ", " << hi[2] << ")");
 
   const neighbor_detail::BinGrid grid = neighbor_detail::make_grid(lo, inv_width, nb);
-  neighbor_detail::sort_into_bins(x, n, grid, bin_start_, bin_atoms_, packed_, atom_bin_, bin_count_);
+  neighbor_detail::sort_into_bins(x, n, n_local, grid, bin_start_, bin_atoms_, bin_ghost_, packed_, atom_bin_,
+                                  bin_count_);
   Real3 width;
   for (int d = 0; d < 3; ++d) width[d] = 1.0 / inv_width[d];
   const auto stencil = neighbor_detail::make_stencil(rc, width, grid, params_.half && params_.newton_ghost);
-  neighbor_detail::RowStore store{rows_, count_, capacity_, layout_ == ListLayout::slots};
-  total_pairs_ =
-      neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost, grid,
-                                   stencil, bin_start_, bin_atoms_, packed_, store, max_neighbors_, params_.portable);
+  neighbor_detail::RowStore store{rows_, count_, capacity_, layout_ == ListLayout::slots, gathered_, gathered_atoms_};
+  total_pairs_ = neighbor_detail::build_lists(x, n_local, rc * rc, params_.half, params_.half && params_.newton_ghost,
+                                              grid, stencil, bin_start_, bin_atoms_, bin_ghost_, packed_, store,
+                                              max_neighbors_, params_.portable);
   // Start the next build with room for a little more than this one needed.
   capacity_ = std::max(capacity_, max_neighbors_ + max_neighbors_ / 10 + 4);
   atom_stride_ = store.atom_stride;

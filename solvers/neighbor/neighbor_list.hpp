@@ -6,12 +6,14 @@
 //   bin size), clipped at the box faces (no wrap-around), so a box narrower than five bins is
 //   handled without double counting. Counting sort with atomics, exclusive scan, fill, and then a sort
 //   by atom index within each bin: the result does not depend on thread scheduling.
-//   Lists: for each owned atom i, its partner count and a row of partners, in stencil-row-then-index order
-//   (deterministic; a stencil row is a run of bins along x, whose atoms and their positions, packed in bin
-//   order, are consecutive in memory; on AVX-512 or AVX2 CPUs the candidates are tested 8 or 4 at a time,
-//   neighbor_simd.hpp), built in one pass into fixed-width rows (widened and repeated in the rare build
-//   that needs more), with no fixed maximum and no second copy. The rows are stored one of two ways
-//   (ListLayout): atom by atom (a row is consecutive: vector loads on CPUs), or slot by slot (entry k of
+//   Lists: for each owned atom i, its partner count and a row of partners: those in i's own bin, then
+//   those of the stencil rows in turn, each in index order (deterministic; a stencil row is a run of bins
+//   along x, whose atoms and their positions, packed in bin order, are consecutive in memory;
+//   neighbor_stencil.hpp). A half list searches the bins whose owned atoms it never takes for their ghosts
+//   only. On AVX-512 or AVX2 CPUs the build goes bin by bin: the candidates of a bin's atoms are gathered
+//   once and tested 8 or 4 at a time (neighbor_simd.hpp). Built in one pass into fixed-width rows (widened
+//   and repeated in the rare build that needs more), with no fixed maximum and no second copy. The rows are stored one
+//   of two ways (ListLayout): atom by atom (a row is consecutive: vector loads on CPUs), or slot by slot (entry k of
 //   consecutive atoms is consecutive: coalesced loads when a GPU thread handles one atom). A pair (i, j) is
 //   listed when |x_i - x_j|^2 < (cutoff + skin)^2 (strict: pairs at exactly cutoff + skin are left out).
 //     full: every j != i, owned or ghost.
@@ -117,9 +119,12 @@ class NeighborList {
   Kokkos::View<double* [3], Kokkos::LayoutLeft, MemSpace> packed_;  // positions in bin order (grow-only)
   int capacity_ = 32;                       // row width of the next build
   ParticleVec x_build_;                     // owned positions at the last build (n_local rows used)
-  // Work arrays of a build: atoms' bins, per-bin counts, bins' first atoms, atoms in bin order; and the
-  // per-atom partner counts of the lists.
-  Kokkos::View<int*, MemSpace> atom_bin_, bin_count_, bin_start_, bin_atoms_, count_;
+  // Work arrays of a build: atoms' bins, per-bin counts, bins' first atoms, atoms in bin order, bins'
+  // first ghosts; and the per-atom partner counts of the lists.
+  Kokkos::View<int*, MemSpace> atom_bin_, bin_count_, bin_start_, bin_atoms_, bin_ghost_, count_;
+  // The SIMD build's candidates of a bin, per thread: positions (x, y, z blocks) and atom indices.
+  Kokkos::View<double*, MemSpace> gathered_;
+  Kokkos::View<int*, MemSpace> gathered_atoms_;
 };
 
 }  // namespace stratus
