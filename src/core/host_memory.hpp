@@ -61,14 +61,15 @@ struct HugePageAllocator {
 template <class T>
 using HostBuffer = std::vector<T, HugePageAllocator<T>>;
 
-/// A read-only view of the values of a std::vector or a HostBuffer (C++17 has no std::span), for
-/// functions that take either: it holds no memory, and is valid while the vector is left alone.
+/// A read-only view of the values of a std::vector, a HostBuffer or n values in host memory (C++17 has
+/// no std::span), for functions that take any: it holds no memory, and is valid while they are left alone.
 template <class T>
 class HostSpan {
  public:
   HostSpan() = default;
   template <class Alloc>
   HostSpan(const std::vector<T, Alloc>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT: implicit
+  HostSpan(const T* data, std::size_t size) noexcept : data_(data), size_(size) {}
   const T* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
