@@ -6,6 +6,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.hpp"
@@ -190,9 +191,16 @@ double MDSimulation::write_snapshot(const Clock& clock, const std::string& outpu
   // In the step loop on a CPU, a frame after the first reads the atoms' own arrays, which stay as they are
   // until it has been written (a copy of them took 2-3 ms of the 17-19 of a frame of 256k atoms at two
   // ranks). Otherwise their rows are copied to the host; the first frame's also make the data file, which
-  // holds velocities.
-  const bool in_place = !background_output_ && !first && Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
-  if (!in_place) copy_host_rows(atoms_, atoms_.n_local, p_.trajectory_velocities || first, p_.trajectory_forces, rows);
+  // holds velocities. Host memory itself, not memory the host can reach (CUDA's unified memory), and a
+  // fence, as the copy would have waited for the kernels that wrote them.
+  static_assert(std::is_same_v<ParticleVec::array_layout, Kokkos::LayoutRight> &&
+                    std::is_same_v<ParticleImage::array_layout, Kokkos::LayoutRight>,
+                "an atom's components are consecutive");
+  const bool in_place = !background_output_ && !first && std::is_same_v<MemSpace, HostSpace>;
+  if (in_place)
+    ExecSpace().fence();
+  else
+    copy_host_rows(atoms_, atoms_.n_local, p_.trajectory_velocities || first, p_.trajectory_forces, rows);
   const std::size_t n = static_cast<std::size_t>(atoms_.n_local);
   const FrameRows frame = in_place ? FrameRows{{atoms_.id.data(), n},
                                                {atoms_.x.data(), 3 * n},

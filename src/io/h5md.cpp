@@ -368,7 +368,7 @@ void H5mdWriter::write_frame(long step, double time, HostSpan<long long> id, Hos
       },
       where.str());
 
-  // 4. Collective writes: every time-dependent dataset grows by one frame (after checking that it fits:
+  // 3. Collective writes: every time-dependent dataset grows by one frame (after checking that it fits:
   // a write that fails half-way through a frame can leave the whole file unreadable).
   const double atom_bytes = 24.0 * nvec + (spec_.images ? 12.0 : 0.0);
   reserve_appended(comm_, path_, with_metadata(atom_bytes * static_cast<double>(natoms) + 100.0));

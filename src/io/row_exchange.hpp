@@ -100,12 +100,15 @@ class RowRouter {
   Plan plan(MPI_Comm comm, long long natoms, HostSpan<long long> id, std::size_t bytes);
   /// Sends the packed records; returns how many arrived (in recv_).
   std::size_t exchange(MPI_Comm comm, const Plan& p, std::size_t words);
-  /// Whether row j of the block is met for the first time (a second meeting counts a duplicate).
+  /// Whether row j of the block is met for the first time (every later meeting counts a duplicate; a
+  /// mark, not a count, which would wrap after 255 meetings).
   bool first_time(long long j) {
-    if (seen_[static_cast<std::size_t>(j)]++) {
+    char& seen = seen_[static_cast<std::size_t>(j)];
+    if (seen) {
       ++duplicates_;
       return false;
     }
+    seen = 1;
     return true;
   }
   void agree_no_duplicates(MPI_Comm comm, const std::string& where);
