@@ -112,17 +112,43 @@ kokkos_ok() {  # $1 = prefix; true when it holds a Kokkos >= 3.4 CMake package
   [ "$major" -gt 3 ] || { [ "$major" -eq 3 ] && [ "$minor" -ge 4 ]; }
 }
 
+kokkos_devices() {  # $1 = prefix; the backends its Kokkos was built with, e.g. "OPENMP;SERIAL" (empty: unknown)
+  sed -n 's/^[[:space:]]*[Ss][Ee][Tt](Kokkos_DEVICES[[:space:]]*"\{0,1\}\([^)"]*\)"\{0,1\})/\1/p' \
+    "$1"/lib*/cmake/Kokkos/KokkosConfigCommon.cmake 2>/dev/null | head -n1
+}
+backend_ok() {  # $1 = prefix; true unless its backends are known not to make this build's kind of binary
+  local d; d=";$(kokkos_devices "$1");"
+  [ "$d" = ";;" ] && return 0
+  case "$backend" in
+    cuda) [[ $d == *";CUDA;"* ]] ;;
+    *) [[ $d != *";CUDA;"* && $d != *";HIP;"* && $d != *";SYCL;"* && $d != *";OPENMPTARGET;"* ]] ;;
+  esac
+}
+
 if [ -n "${Kokkos_ROOT:-}" ]; then
-  if kokkos_ok "$Kokkos_ROOT"; then echo "$Kokkos_ROOT"; exit 0; fi
-  say "Kokkos_ROOT=$Kokkos_ROOT holds no Kokkos >= 3.4 CMake package (lib*/cmake/Kokkos); unset it to build one"
-  exit 1
+  if ! kokkos_ok "$Kokkos_ROOT"; then
+    say "Kokkos_ROOT=$Kokkos_ROOT holds no Kokkos >= 3.4 CMake package (lib*/cmake/Kokkos); unset it to build one"
+    exit 2
+  fi
+  # A Kokkos built for GPUs makes binaries that run only on a GPU (every test of a CPU build then fails),
+  # and one without CUDA makes no GPU build.
+  if ! backend_ok "$Kokkos_ROOT"; then
+    if [ "$backend" = cuda ]; then
+      say "Kokkos_ROOT=$Kokkos_ROOT is a Kokkos without CUDA (Kokkos_DEVICES $(kokkos_devices "$Kokkos_ROOT")), which makes no GPU build; unset it to build one, or point it at a Kokkos built with CUDA"
+    else
+      say "Kokkos_ROOT=$Kokkos_ROOT is a Kokkos for GPUs (Kokkos_DEVICES $(kokkos_devices "$Kokkos_ROOT")), whose binaries run only on a GPU; the CPU build wants one with OpenMP or Serial alone: unset Kokkos_ROOT to build one, or build for GPUs with scripts/build-cuda.sh"
+    fi
+    exit 2
+  fi
+  echo "$Kokkos_ROOT"
+  exit 0
 fi
 
 # A Kokkos from Spack or environment modules usually arrives through CMAKE_PREFIX_PATH.
 if [ "$backend" = openmp ] && [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
   IFS=: read -r -a _paths <<<"$CMAKE_PREFIX_PATH"
   for p in "${_paths[@]}"; do
-    if [ -n "$p" ] && kokkos_ok "$p"; then say "using the Kokkos in $p (CMAKE_PREFIX_PATH)"; echo "$p"; exit 0; fi
+    if [ -n "$p" ] && kokkos_ok "$p" && backend_ok "$p"; then say "using the Kokkos in $p (CMAKE_PREFIX_PATH)"; echo "$p"; exit 0; fi
   done
 fi
 
