@@ -313,32 +313,37 @@ void H5mdWriter::write_frame(long step, double time, HostSpan<long long> id, Hos
   int* const types = scratch(types_, nloc);
   double* const charges = scratch(charges_, spec_.charges ? nloc : 0);
   std::int32_t* const images = scratch(images_, spec_.images ? 3 * nloc : 0);
-  // Row j from the position xs and image flags im of its atom (the other fields are copied as they come).
-  const auto place = [&](std::size_t j, const double* xs, const std::int32_t* im) {
+  const std::size_t foff = 8 + 24 * static_cast<std::size_t>(nvec - 1);  // the force, when stored
+  // Row j from its atom's fields, wherever they are (this rank's arrays or a record that arrived; a
+  // field not stored is not read): the position wrapped into the box, the image flags counting the box
+  // lengths the wrap took off (the same unwrapped position), the others as they come.
+  const auto put = [&](std::size_t j, std::int32_t type, const void* xs, const void* im, const void* vs, const void* fs,
+                       const void* q) {
+    types[j] = type;
+    double at[3];
+    std::int32_t flag[3] = {0, 0, 0};
+    std::memcpy(at, xs, 24);
+    if (spec_.images) std::memcpy(flag, im, 12);
     for (int d = 0; d < 3; ++d) {
-      const double before = xs[d];
-      std::int32_t flag = spec_.images ? im[d] : 0;
-      double at = before;
-      if (spec_.periodic[d]) {
-        at = wrap(before, spec_.lo[d], spec_.hi[d]);
-        // The same unwrapped position: the flag counts the box lengths the wrap took off.
-        if (spec_.images && std::isfinite(before) && at != before) {
-          const double len = spec_.hi[d] - spec_.lo[d];
-          flag += static_cast<std::int32_t>(std::lround((before - at) / len));
-        }
+      if (!spec_.periodic[d]) continue;
+      const double before = at[d];
+      at[d] = wrap(before, spec_.lo[d], spec_.hi[d]);
+      if (spec_.images && std::isfinite(before) && at[d] != before) {
+        const double len = spec_.hi[d] - spec_.lo[d];
+        flag[d] += static_cast<std::int32_t>(std::lround((before - at[d]) / len));
       }
-      pos[3 * j + d] = at;
-      if (spec_.images) images[3 * j + d] = flag;
     }
+    std::memcpy(&pos[3 * j], at, 24);
+    if (spec_.images) std::memcpy(&images[3 * j], flag, 12);
+    if (spec_.velocities) std::memcpy(&vel[3 * j], vs, 24);
+    if (spec_.forces) std::memcpy(&force[3 * j], fs, 24);
+    if (spec_.charges) std::memcpy(&charges[j], q, 8);
   };
   rows_.scatter(
       comm_, natoms, id, rec,
       [&](std::size_t i, std::size_t j) {
-        types[j] = species[i];
-        place(j, &x[3 * i], spec_.images ? &image[3 * i] : nullptr);
-        if (spec_.velocities) std::memcpy(&vel[3 * j], &v[3 * i], 24);
-        if (spec_.forces) std::memcpy(&force[3 * j], &f[3 * i], 24);
-        if (spec_.charges) charges[j] = charge[i];
+        put(j, species[i], &x[3 * i], spec_.images ? &image[3 * i] : nullptr, spec_.velocities ? &v[3 * i] : nullptr,
+            spec_.forces ? &f[3 * i] : nullptr, spec_.charges ? &charge[i] : nullptr);
       },
       [&](std::size_t i, char* p) {
         const std::int32_t s = species[i];
@@ -346,7 +351,7 @@ void H5mdWriter::write_frame(long step, double time, HostSpan<long long> id, Hos
         std::memset(p + 4, 0, 4);
         std::memcpy(p + 8, &x[3 * i], 24);
         if (spec_.velocities) std::memcpy(p + 32, &v[3 * i], 24);
-        if (spec_.forces) std::memcpy(p + 8 + 24 * (nvec - 1), &f[3 * i], 24);
+        if (spec_.forces) std::memcpy(p + foff, &f[3 * i], 24);
         if (spec_.charges) std::memcpy(p + qoff, &charge[i], 8);
         if (spec_.images) {
           std::memcpy(p + ioff, &image[3 * i], 12);
@@ -356,15 +361,7 @@ void H5mdWriter::write_frame(long step, double time, HostSpan<long long> id, Hos
       [&](const char* p, std::size_t j) {
         std::int32_t s = 0;
         std::memcpy(&s, p, 4);
-        types[j] = s;
-        double xs[3];
-        std::int32_t im[3] = {0, 0, 0};
-        std::memcpy(xs, p + 8, 24);
-        if (spec_.images) std::memcpy(im, p + ioff, 12);
-        place(j, xs, im);
-        if (spec_.velocities) std::memcpy(&vel[3 * j], p + 32, 24);
-        if (spec_.forces) std::memcpy(&force[3 * j], p + 8 + 24 * (nvec - 1), 24);
-        if (spec_.charges) std::memcpy(&charges[j], p + qoff, 8);
+        put(j, s, p + 8, p + ioff, p + 32, p + foff, p + qoff);
       },
       where.str());
 
