@@ -10,6 +10,11 @@
 #     neighbor-list builds), with the image flags moved to match; and the LJ data file holds Stratus' own
 #     state, its last H5MD frame (double precision): velocities bit for bit, unwrapped positions to 2 ulp
 #     (a writer printing fewer digits passes the LAMMPS checks, which read the file it wrote, but not this);
+#     and both runs' trajectories (forces on; NaCl with charges) against LAMMPS' write_dump after `run 0`:
+#     the frame of the data file's step, row = id - 1, whichever rank stored it, has LAMMPS' types, charges
+#     and velocities bit for bit, its unwrapped positions to 2 ulp (image flags and wrap together), and the
+#     forces LAMMPS computed to 1e-12 of the largest (measured <= 4.2e-15; the NaCl frame holds no Langevin
+#     share, as LAMMPS' run 0 has none);
 #   - whole runs of what no other test runs, from one data file on both sides, against LAMMPS at every step
 #     to 1e-10 of each column's largest magnitude (measured: <= 1.7e-14 for the liquids, <= 2.7e-13 for the
 #     crystals, where LAMMPS' pe of the perfect lattice at step 0 is 2.5e-13 off the exact sum, Stratus' 2e-15;
@@ -35,6 +40,7 @@ command -v "$LMP" > /dev/null || fail "LAMMPS ('$LMP') not found on PATH (Debian
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONDONTWRITEBYTECODE=1
 DATA=$SRC/tests/data/md
 TOL_STATE=1e-12 # one state in two codes: summation order only
+TOL_FORCE=1e-12 # per-atom forces of one state, relative to the largest
 TOL_RUN=1e-10   # 100-step trajectories (tests/test_md.cpp's bound against the LAMMPS fixtures)
 
 # --- helpers in Python: thermo tables, data files, the checks ------------------------------------------
@@ -204,6 +210,51 @@ def own_state(data, h5md, step):
         sys.exit("%s: %d mismatch(es) with the trajectory: %s" % (data, len(bad), "; ".join(bad[:4])))
     print("%s: the state of step %s, velocities bit for bit, positions to 2 ulp" % ("/".join(data.split("/")[-2:]), step))
 
+def frame(h5md, dump, step, ftol, label):
+    """Stratus' trajectory frame at `step` (row = id - 1) against LAMMPS' write_dump (id type [q] x y z ix iy iz
+    vx vy vz fx fy fz, %.17g) after read_data of the data file of the same step: species, charges and
+    velocities bit for bit, unwrapped positions to 2 ulp of the box edge, and the forces, which LAMMPS
+    computes itself, to ftol of the largest |f|. Atoms of every rank, stored by the ranks of other rows."""
+    import h5py
+    lines = open(dump).read().splitlines()
+    b = next(i for i, l in enumerate(lines) if l.startswith("ITEM: BOX BOUNDS"))
+    box = [tuple(map(float, lines[b + 1 + k].split())) for k in range(3)]
+    a = next(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS"))
+    cols = lines[a].split()[2:]
+    rows = {int(r["id"]): r for r in (dict(zip(cols, l.split())) for l in lines[a + 1:])}
+    with h5py.File(h5md, "r") as f:
+        g = f["particles"][list(f["particles"])[0]]
+        steps = [int(s) for s in g["position/step"][:]]
+        if int(step) not in steps:
+            sys.exit("%s: no frame at step %s (steps %s)" % (label, step, steps))
+        t = steps.index(int(step))
+        x, im = g["position/value"][t], g["image/value"][t]
+        v, fo = g["velocity/value"][t], g["force/value"][t]
+        species = g["species"][:]
+        q = g["charge"][:] if "charge" in g else None
+        edges = [float(g["box/edges/value"][t][k][k]) for k in range(3)]  # a box matrix per frame
+    if sorted(rows) != list(range(1, len(x) + 1)):
+        sys.exit("%s: the dump's ids are not 1..%d" % (label, len(x)))
+    fmax = max(abs(float(r[c])) for r in rows.values() for c in ("fx", "fy", "fz"))
+    bad, worst = [], 0.0
+    for i, r in rows.items():
+        j = i - 1
+        if int(species[j]) != int(r["type"]): bad.append("atom %d species %d, LAMMPS type %s" % (i, species[j], r["type"]))
+        if q is not None and float(q[j]) != float(r["q"]): bad.append("atom %d q %r, LAMMPS %s" % (i, float(q[j]), r["q"]))
+        for k, c in enumerate("xyz"):
+            lo, hi = box[k]
+            if abs(edges[k] - (hi - lo)) > 1e-15 * (hi - lo): bad.append("edge %s %r, LAMMPS %r" % (c, edges[k], hi - lo))
+            a_ = float(x[j][k]) + int(im[j][k]) * (hi - lo)
+            b_ = float(r[c]) + int(r["i" + c]) * (hi - lo)
+            if abs(a_ - b_) > 2 * 2.0 ** -52 * (hi - lo): bad.append("atom %d %s: %r, LAMMPS %r (unwrapped)" % (i, c, a_, b_))
+            if float(v[j][k]) != float(r["v" + c]): bad.append("atom %d v%s %r, LAMMPS %s" % (i, c, float(v[j][k]), r["v" + c]))
+            worst = max(worst, abs(float(fo[j][k]) - float(r["f" + c])) / fmax)
+    if not worst <= float(ftol): bad.append("forces differ by %.2e of the largest |f| (> %s)" % (worst, ftol))
+    if bad:
+        sys.exit("%s: %d mismatch(es): %s" % (label, len(bad), "; ".join(bad[:5])))
+    print("%s: frame %d of %d atoms: species, %svelocities bit for bit, unwrapped positions to 2 ulp, forces within "
+          "%.1e of the largest |f| (%.3g)" % (label, t, len(rows), "charges, " if q is not None else "", worst, fmax))
+
 def crystal(path, boundary, temp, seed, kick=None):
     """A cold fcc crystal at reduced density 0.8442 (under tension: its free faces move inwards), 6 cells
     per periodic direction (the box is its period) and 5 per fixed one, where the box leaves 1 sigma at
@@ -245,6 +296,8 @@ def main():
         roundtrip(*args)
     elif cmd == "state":  # DATA H5MD STEP
         own_state(*args)
+    elif cmd == "frame":  # H5MD DUMP STEP FTOL LABEL
+        frame(*args)
     elif cmd == "drift":  # IN OUT VX VY VZ: the data file with a centre-of-mass velocity added
         d = read_data(args[0])
         for v in d["v"].values():
@@ -338,22 +391,26 @@ stratus() {
 
 # --- 1. LAMMPS reads the data files Stratus writes -------------------------------------------------------
 dump_line="write_dump all custom DUMP id type mass x y z ix iy iz vx vy vz modify format float %.17g sort id"
+# After `run 0`: the forces LAMMPS computed for the same atoms.
+force_line="write_dump all custom DUMP id type x y z ix iy iz vx vy vz fx fy fz modify format float %.17g sort id"
 for np in 1 2 4; do
   expect_rc 0 "$T/melt$np.log" "$MPIEXEC" -n "$np" "$STRATUS" run "$SRC/inputs/md/lj_melt.ini" --set md.cells="5 5 5" \
     --set run.max_steps=100 --set run.history_every=50 --set run.snapshot_every=100 --set md.write_data=melt.data \
-    --set run.output_dir="$T/melt$np"
+    --set md.trajectory_forces=true --set run.output_dir="$T/melt$np"
   check state "$T/melt$np/melt.data" "$T/melt$np/lj_melt.h5md" 100
   printf '%s\n' "units lj" "atom_style atomic" "boundary p p p" "read_data melt$np/melt.data" "pair_style lj/cut 2.5" \
     "pair_coeff 1 1 1.0 1.0 2.5" "neighbor 0.3 bin" "neigh_modify delay 0 every 1 check yes" \
     "thermo_style custom step temp pe ke etotal press" "thermo_modify norm yes format float %.17g" \
-    "${dump_line/DUMP/melt$np.dump}" "run 0" > "$T/melt$np.lmp"
+    "${dump_line/DUMP/melt$np.dump}" "run 0" "${force_line/DUMP/melt$np.f.dump}" > "$T/melt$np.lmp"
   lammps "melt$np"
   check roundtrip "$T/melt$np/melt.data" "$T/melt$np.dump" 1 "LJ melt, $np rank(s): LAMMPS' read_data"
+  check frame "$T/melt$np/lj_melt.h5md" "$T/melt$np.f.dump" 100 "$TOL_FORCE" "LJ melt, $np rank(s): trajectory"
   check compare "$T/melt$np/lj_melt_history.csv" "$T/melt$np.lammps.log" temp,pe,ke,etotal,press "$TOL_STATE" \
     "LJ melt, $np rank(s): LAMMPS' run 0 against Stratus' step 100" at=100
 
   expect_rc 0 "$T/nacl$np.log" "$MPIEXEC" -n "$np" "$STRATUS" run "$SRC/inputs/md/nacl_melt.ini" \
-    --set md.cells="4 4 4" --set run.max_steps=20 --set run.history_every=10 --set md.trajectory=false \
+    --set md.cells="4 4 4" --set run.max_steps=20 --set run.history_every=10 --set run.snapshot_every=20 \
+    --set md.trajectory_forces=true \
     --set md.kspace=ewald --set md.kspace_gewald=0.36 --set md.ewald_kmax="10 10 10" --set md.coul_erfc=polynomial \
     --set md.write_data=nacl.data --set run.output_dir="$T/nacl$np"
   printf '%s\n' "units real" "atom_style charge" "boundary p p p" "read_data nacl$np/nacl.data" \
@@ -361,9 +418,11 @@ for np in 1 2 4; do
     "pair_modify mix arithmetic table 0" "kspace_style ewald 1.0e-6" "kspace_modify gewald 0.36 kmax/ewald 10 10 10" \
     "neighbor 2.0 bin" "neigh_modify delay 0 every 1 check yes" \
     "thermo_style custom step temp pe ke etotal press evdwl ecoul elong" "thermo_modify norm no format float %.17g" \
-    "${dump_line/DUMP id type mass/nacl$np.dump id type mass q}" "run 0" > "$T/nacl$np.lmp"
+    "${dump_line/DUMP id type mass/nacl$np.dump id type mass q}" "run 0" \
+    "${force_line/DUMP id type/nacl$np.f.dump id type q}" > "$T/nacl$np.lmp"
   lammps "nacl$np"
   check roundtrip "$T/nacl$np/nacl.data" "$T/nacl$np.dump" 0 "NaCl, $np rank(s): LAMMPS' read_data"
+  check frame "$T/nacl$np/nacl_melt.h5md" "$T/nacl$np.f.dump" 20 "$TOL_FORCE" "NaCl, $np rank(s): trajectory"
   check compare "$T/nacl$np/nacl_melt_history.csv" "$T/nacl$np.lammps.log" temp,pe,ke,etotal,press,evdwl,ecoul,elong \
     "$TOL_STATE" "NaCl, $np rank(s): LAMMPS' run 0 against Stratus' step 20" at=20
 done
