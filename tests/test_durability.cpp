@@ -158,6 +158,87 @@ TEST_CASE("files replaced with Durability::renamed are complete, left alone on f
   CHECK(leftovers(tmp.path).empty());
 }
 
+TEST_CASE("staged files appear only on commit, in order, and leave no temporaries either way", "[io][durability]") {
+  test::TempDir tmp("stratus_durability");
+  const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
+  stratus::write_file_atomically(a, "a0\n", stratus::Durability::renamed);
+  {
+    stratus::StagedFiles staged({{a, "a1\n"}, {b, "b1\n"}}, stratus::Durability::renamed);
+    CHECK(read_text(a) == "a0\n");  // not yet
+    CHECK_FALSE(fs::exists(b));
+    CHECK(leftovers(tmp.path).size() == 2);
+    stratus::StagedFiles moved(std::move(staged));  // the temporaries go with the move
+    staged = stratus::StagedFiles();
+    CHECK(leftovers(tmp.path).size() == 2);
+    moved.commit();
+    CHECK(read_text(a) == "a1\n");
+    CHECK(read_text(b) == "b1\n");
+  }
+  CHECK(leftovers(tmp.path).empty());
+  // Never committed: nothing replaced, nothing left.
+  { stratus::StagedFiles dropped({{a, "a2\n"}, {b, "b2\n"}}, stratus::Durability::renamed); }
+  CHECK(read_text(a) == "a1\n");
+  CHECK(read_text(b) == "b1\n");
+  CHECK(leftovers(tmp.path).empty());
+  // A rename that fails (a directory in the way) keeps the files renamed before it and removes the rest.
+  const fs::path in_the_way = tmp.path / "dir.xmf";
+  fs::create_directory(in_the_way);
+  stratus::StagedFiles failing({{a, "a3\n"}, {in_the_way.string(), "d\n"}, {b, "b3\n"}}, stratus::Durability::renamed);
+  CHECK_THROWS_AS(failing.commit(), stratus::Error);
+  CHECK(read_text(a) == "a3\n");
+  CHECK(read_text(b) == "b1\n");
+  CHECK(fs::is_directory(in_the_way));
+  CHECK(leftovers(tmp.path).empty());
+  // One that cannot be written stages nothing.
+  const std::string missing = (tmp.path / "no_such_dir" / "c.txt").string();
+  CHECK_THROWS_AS(stratus::StagedFiles({{b, "b4\n"}, {missing, "c\n"}}, stratus::Durability::renamed), stratus::Error);
+  CHECK(read_text(b) == "b1\n");
+  CHECK(leftovers(tmp.path).empty());
+}
+
+TEST_CASE("a snapshot whose XDMF sidecar cannot be written does not appear either", "[io][durability]") {
+  test::TempDir tmp("stratus_durability");
+  const std::string dir = shared_dir(tmp) + "/snapshots";
+  stratus::CartDecomp decomp(MPI_COMM_WORLD, stratus::Int3{8, 6, 4}, stratus::Int3{0, 0, 0}, {true, true, true});
+  const stratus::LocalGrid grid = stratus::make_local_grid(decomp, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 2);
+  const stratus::Field4D state = grid.allocate("state", 1);
+  Kokkos::deep_copy(state, 2.5);
+  stratus::Provenance prov;
+  prov.physics = "advection";
+  stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", prov);
+  writer.set_background(false);
+  const std::vector<stratus::GridVariable> vars = {{"q", "1", 0}};
+  writer.write(state, vars, 1, 0.0);
+  // Rank 0 writes the sidecars: a directory where its temporary for step 2's would go.
+  long pid = static_cast<long>(::getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const fs::path blocker = fs::path(dir) / ("snap_000002.xmf.tmp." + std::to_string(pid));
+  if (world_rank() == 0) fs::create_directory(blocker);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_THROWS_AS(writer.write(state, vars, 2, 0.1), stratus::Error);  // on every rank
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    CHECK_FALSE(fs::exists(fs::path(dir) / "snap_000002.h5"));
+    CHECK_FALSE(fs::exists(fs::path(dir) / "snap_000002.xmf"));
+    fs::remove(blocker);
+    CHECK(leftovers(dir).empty());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  // The writer goes on: the next snapshot and the series list 1 and 3 only.
+  writer.write(state, vars, 3, 0.2);
+  writer.flush_series();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    const std::string series = read_text(fs::path(dir) / "snap.xmf");
+    CHECK(series.find("snap_000001.h5") != std::string::npos);
+    CHECK(series.find("snap_000002.h5") == std::string::npos);
+    CHECK(series.find("snap_000003.h5") != std::string::npos);
+    CHECK(fs::is_regular_file(fs::path(dir) / "snap_000003.xmf"));
+    CHECK(leftovers(dir).empty());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 TEST_CASE("grid snapshots and their XDMF files are renamed into place without fsync", "[io][durability]") {
   test::TempDir tmp("stratus_durability");
   const std::string dir = shared_dir(tmp) + "/snapshots";

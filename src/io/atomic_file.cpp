@@ -32,20 +32,6 @@ namespace {
 /// Writes all of text to fd; 0 or the errno of the failure.
 int write_all(int fd, const std::string& text) { return posix_io::write_all(fd, text.data(), text.size()); }
 
-struct Pending {
-  std::string path, tmp;
-  int fd = -1;
-};
-
-/// Closes every open temporary and removes every temporary not yet renamed.
-void discard(std::vector<Pending>& files, std::size_t renamed) {
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (files[i].fd >= 0) ::close(files[i].fd);
-    files[i].fd = -1;
-    if (i >= renamed && !files[i].tmp.empty()) ::unlink(files[i].tmp.c_str());
-  }
-}
-
 /// Moves tmp to path; synced files by rename, others as the file comment says.
 std::error_code move_into_place(const std::string& tmp, const std::string& path, bool sync) {
 #ifdef RENAME_EXCHANGE
@@ -68,43 +54,86 @@ void write_file_atomically(const std::string& path, const std::string& text, Dur
 }
 
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files, Durability durability) {
-  const bool sync = durability == Durability::synced;
-  std::vector<Pending> p(files.size());
-  const auto fail = [&](std::size_t i, const std::string& what, std::size_t renamed) {
-    discard(p, renamed);
-    throw Error(what.empty() ? "cannot write '" + files[i].first + "'" : what);
+  StagedFiles(files, durability).commit();
+}
+
+StagedFiles::StagedFiles(const std::vector<std::pair<std::string, std::string>>& files, Durability durability)
+    : sync_(durability == Durability::synced) {
+  std::vector<int> fds;
+  fds.reserve(files.size());
+  const auto fail = [&](const std::string& what) {
+    for (int fd : fds)
+      if (fd >= 0) ::close(fd);
+    discard();
+    throw Error(what);
   };
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const std::string& path = files[i].first;
-    p[i].path = path;
+  for (const auto& [path, text] : files) {
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    p[i].fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (p[i].fd < 0) fail(i, "cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno), 0);
-    p[i].tmp = tmp;
-    const int err = write_all(p[i].fd, files[i].second);
-    if (err != 0) fail(i, "cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err), 0);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail("cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno));
+    fds.push_back(fd);
+    files_.push_back(Pending{path, tmp});
+    const int err = write_all(fd, text);
+    if (err != 0) fail("cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err));
 #ifdef SYNC_FILE_RANGE_WRITE
     // Starts this file's write-back now, so that the first fsync below can commit the others' data too.
-    if (sync) (void)::sync_file_range(p[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (sync_) (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
   }
-  for (std::size_t i = 0; i < p.size(); ++i) {
+  for (std::size_t i = 0; i < fds.size(); ++i) {
     int err = 0;
-    if (sync && ::fsync(p[i].fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
-    if (::close(p[i].fd) != 0 && err == 0) err = errno;
-    p[i].fd = -1;
-    if (err != 0) fail(i, "cannot write '" + p[i].path + "' (through '" + p[i].tmp + "'): " + std::strerror(err), 0);
+    if (sync_ && ::fsync(fds[i]) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
+    if (::close(fds[i]) != 0 && err == 0) err = errno;
+    fds[i] = -1;
+    if (err != 0)
+      fail("cannot write '" + files_[i].path + "' (through '" + files_[i].tmp + "'): " + std::strerror(err));
   }
+}
+
+StagedFiles::StagedFiles(StagedFiles&& other) noexcept
+    : files_(std::move(other.files_)), renamed_(other.renamed_), sync_(other.sync_) {
+  other.files_.clear();
+  other.renamed_ = 0;
+}
+
+StagedFiles& StagedFiles::operator=(StagedFiles&& other) noexcept {
+  if (this != &other) {
+    discard();
+    files_ = std::move(other.files_);
+    renamed_ = other.renamed_;
+    sync_ = other.sync_;
+    other.files_.clear();
+    other.renamed_ = 0;
+  }
+  return *this;
+}
+
+StagedFiles::~StagedFiles() { discard(); }
+
+void StagedFiles::discard() noexcept {
+  for (std::size_t i = renamed_; i < files_.size(); ++i) (void)::unlink(files_[i].tmp.c_str());
+  files_.clear();
+  renamed_ = 0;
+}
+
+void StagedFiles::commit() {
   std::set<std::string> dirs;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const std::error_code ec = move_into_place(p[i].tmp, p[i].path, sync);
-    if (ec) fail(i, "cannot rename '" + p[i].tmp + "' to '" + p[i].path + "': " + ec.message(), i);
-    const std::string dir = std::filesystem::path(p[i].path).parent_path().string();
+  for (; renamed_ < files_.size(); ++renamed_) {
+    const Pending& p = files_[renamed_];
+    const std::error_code ec = move_into_place(p.tmp, p.path, sync_);
+    if (ec) {
+      const std::string what = "cannot rename '" + p.tmp + "' to '" + p.path + "': " + ec.message();
+      discard();
+      throw Error(what);
+    }
+    const std::string dir = std::filesystem::path(p.path).parent_path().string();
     dirs.insert(dir.empty() ? "." : dir);
   }
+  files_.clear();
+  renamed_ = 0;
   // The renames are durable once their directories are; some file systems cannot sync a directory, and
   // the renames stand either way.
-  if (!sync) return;
+  if (!sync_) return;
   for (const auto& dir : dirs) {
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {

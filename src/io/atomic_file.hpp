@@ -34,4 +34,31 @@ void write_file_atomically(const std::string& path, const std::string& text,
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files,
                             Durability durability = Durability::synced);
 
+/// write_files_atomically in two halves, for files that may only appear once other work has succeeded
+/// (the XDMF sidecars of a snapshot, after its HDF5 file is in place) but can be written while it runs:
+/// the constructor writes (and syncs) every temporary, or throws as write_files_atomically does with none
+/// left; commit() renames them in the order given and syncs their directories. Temporaries not renamed
+/// are removed when the object goes away (a commit that failed, or none).
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  explicit StagedFiles(const std::vector<std::pair<std::string, std::string>>& files,
+                       Durability durability = Durability::synced);
+  StagedFiles(StagedFiles&& other) noexcept;
+  StagedFiles& operator=(StagedFiles&& other) noexcept;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles();
+  void commit();
+
+ private:
+  struct Pending {
+    std::string path, tmp;
+  };
+  void discard() noexcept;
+  std::vector<Pending> files_;
+  std::size_t renamed_ = 0;
+  bool sync_ = true;
+};
+
 }  // namespace stratus

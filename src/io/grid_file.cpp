@@ -209,11 +209,11 @@ double data_end(const std::vector<haddr_t>& offsets, const LocalGrid& g) {
 /// Uncompressed, every rank's box whole z-planes: rank 0 alone creates the file (MPI-IO on MPI_COMM_SELF,
 /// no collective HDF5 call), its coordinates and datasets, and sends their offsets; the other ranks write
 /// their planes there while rank 0 writes the fields' attributes (about 0.9 ms of the 1.5 ms of metadata
-/// of a 2D Euler snapshot), then its own planes; rank 0 closes the file. Where rank 0's image fits, it
-/// writes the image's bytes instead (about 0.1 ms), before it sends the offsets.
+/// of a 2D Euler snapshot) and runs `meanwhile`, then its own planes; rank 0 closes the file. Where rank 0's image
+/// fits, it writes the image's bytes instead (about 0.1 ms), before it sends the offsets.
 void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                        const Provenance& prov, const GridCells& cells, const std::vector<GridVariable>& vars, long step,
-                       double time, SnapshotImage* image) {
+                       double time, SnapshotImage* image, const std::function<void()>& meanwhile) {
   const bool root = decomp.rank() == 0;
   bool reuse = root && image && image->fits(vars);
   if (reuse) {
@@ -250,6 +250,7 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
   // the file unclosed, as after a failed HDF5 call (its metadata would not fit either).
   try {
     if (root && !reuse) describe_fields(file.get(), d, coords, path, vars);
+    if (root && meanwhile) meanwhile();
     write_planes(path, offsets, cells);
   } catch (const std::exception& e) {
     failed = e.what() + space_hint(path);
@@ -275,14 +276,15 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
 
 void write_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                 const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                long step, double time, int deflate, SnapshotImage* image) {
+                long step, double time, int deflate, SnapshotImage* image, const std::function<void()>& meanwhile) {
   const WriteBox& box = cells.box;
   STRATUS_REQUIRE(cells.vars.size() == vars.size(),
                   "grid output: cells for " << cells.vars.size() << " of " << vars.size() << " variables");
   STRATUS_REQUIRE(!ranges || (box.start[0] == 0 && box.start[1] == 0 && box.count[0] == g.global_n[0] &&
                               box.count[1] == g.global_n[1] && deflate == 0),
                   "grid output: a box of whole z-planes expected");
-  if (ranges) return write_planes_file(comm, path, decomp, g, prov, cells, vars, step, time, image);
+  if (ranges) return write_planes_file(comm, path, decomp, g, prov, cells, vars, step, time, image, meanwhile);
+  if (decomp.rank() == 0 && meanwhile) meanwhile();
 
   h5::File file = h5::open_parallel(comm, path, true, "HDF5");
   h5::PropList dxpl(H5Pcreate(H5P_DATASET_XFER), "create transfer property list");
@@ -331,10 +333,11 @@ std::string naming(const std::string& what, const std::string& path) {
 
 void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                      const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                     long step, double time, int deflate, SnapshotImage* image) {
+                     long step, double time, int deflate, SnapshotImage* image,
+                     const std::function<void()>& meanwhile) {
   // (The file's handles are closed or abandoned before an error gets here.)
   try {
-    write_file(comm, path, decomp, g, prov, cells, ranges, vars, step, time, deflate, image);
+    write_file(comm, path, decomp, g, prov, cells, ranges, vars, step, time, deflate, image, meanwhile);
   } catch (const CollectiveError& e) {
     throw CollectiveError(naming(e.what(), path));
   } catch (const Error& e) {

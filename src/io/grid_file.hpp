@@ -4,6 +4,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,12 @@ struct GridCells {
 /// 1 MiB or more into the page cache ran at 0.4-2 GB/s, of 512 KiB at 6-7 GB/s). Otherwise (ranks' parts
 /// interleaved in the file, or compressed chunks) one collective write per dataset, of cells.vars packed
 /// (box == own, x fastest without gaps). With ranges, `image` (rank 0's; null on the others, or for none) is used where
-/// it fits, and otherwise taken from the file written.
+/// it fits, and otherwise taken from the file written. `meanwhile` (rank 0 only; it must not throw) runs once
+/// on rank 0 while the others write their cells (with ranges; otherwise before the file is created): work
+/// of rank 0's that needs nothing from the file, such as its sidecars' temporaries.
 void write_grid_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                      const Provenance& prov, const GridCells& cells, bool ranges, const std::vector<GridVariable>& vars,
-                     long step, double time, int deflate, SnapshotImage* image);
+                     long step, double time, int deflate, SnapshotImage* image,
+                     const std::function<void()>& meanwhile = {});
 
 }  // namespace stratus

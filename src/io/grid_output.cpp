@@ -297,6 +297,46 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
   const double file_bytes = 8.0 * static_cast<double>(vars.size()) * n[0] * n[1] * n[2] +
                             static_cast<double>(prov_.deck_text.size() + prov_.resolved_deck.size());
   reserve_in_file(comm, tmp_path, file_bytes);
+
+  // A rewrite of the same step replaces its frame rather than listing it twice. frames_ and the pacing
+  // change only once the write has succeeded.
+  Frame frame{h5_name, step, time, vars, {}};
+  std::size_t at = frames_.size();
+  for (std::size_t i = 0; i < frames_.size(); ++i)
+    if (frames_[i].h5_name == h5_name) at = i;
+  xdmf::SeriesPacing pacing = series_pacing_;
+  StagedFiles sidecars;
+  std::size_t series_bytes = 0;
+  std::string sidecar_error;
+  bool staged = false;
+  // Rank 0 writes the XDMF sidecars' temporaries while the other ranks write their cells; they are renamed
+  // into place after the .h5, so that no sidecar names a file that is not there. Not synced: the .h5 they
+  // point to is not either (see the file comment).
+  const auto stage_sidecars = [&]() noexcept {
+    staged = true;
+    try {
+      const xdmf::Mesh mesh{grid_.global_n, grid_.lo, grid_.dx};
+      // Each frame's entry in the series is formatted once and kept; the series is rewritten as
+      // xdmf::SeriesPacing says (and by flush_series()). The snapshots from before a restart are listed
+      // with this write's variables: the same physics and deck wrote them.
+      for (Frame& f : earlier_) {
+        if (f.entry.empty() || !same_names(f.vars, vars)) {
+          f.vars = vars;
+          f.entry = xdmf::series_entry(mesh, xdmf_frame(f));
+        }
+      }
+      frame.entry = xdmf::series_entry(mesh, xdmf_frame(frame));
+      std::vector<std::pair<std::string, std::string>> files{
+          {(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, xdmf_frame(frame))}};
+      if (pacing.add(frame.entry.size())) {
+        files.emplace_back(series_path(), series_text(&frame, at));
+        series_bytes = files[1].second.size();
+      }
+      sidecars = StagedFiles(files, Durability::renamed);
+    } catch (const std::exception& e) {
+      sidecar_error = e.what();
+    }
+  };
   try {
     // Uncompressed, every rank writes whole z-planes: its own, or those the route gives it. (A compressed
     // file has one chunk per rank's block, written by HDF5's collective chunk writes.)
@@ -306,7 +346,7 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
     cells.vars = own;
     if (deflate == 0 && route_.active()) cells.routed = route_.route(comm, own);
     write_grid_file(comm, tmp_path, decomp_, grid_, prov_, cells, deflate == 0 && route_.whole_planes(), vars, step,
-                    time, deflate, image_.get());
+                    time, deflate, image_.get(), stage_sidecars);
   } catch (const CollectiveError&) {
     std::error_code ignored;
     if (root && fs::is_regular_file(tmp_path, ignored)) fs::remove(tmp_path, ignored);
@@ -322,38 +362,18 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
   // Only a compressed file can come out shorter than its data.
   if (root && deflate > 0) trim_reserved(tmp_path, file_bytes);
 
-  // A rewrite of the same step replaces its frame rather than listing it twice. frames_ changes only once
-  // the write has succeeded.
-  Frame frame{h5_name, step, time, vars, {}};
-  std::size_t at = frames_.size();
-  for (std::size_t i = 0; i < frames_.size(); ++i)
-    if (frames_[i].h5_name == h5_name) at = i;
-
   bool ok = true;
   std::string msg;
   if (root) {
     try {
+      if (!staged) stage_sidecars();
+      if (!sidecar_error.empty()) throw Error(sidecar_error + space_hint(tmp_path));
       std::error_code ec;
       fs::rename(tmp_path, h5_path, ec);
       if (ec) throw Error("cannot rename '" + tmp_path + "' to '" + h5_path + "': " + ec.message());
-      const xdmf::Mesh mesh{grid_.global_n, grid_.lo, grid_.dx};
-      // Each frame's entry in the series is formatted once and kept; the series is rewritten as
-      // xdmf::SeriesPacing says (and by flush_series()). The snapshots from before a restart are listed
-      // with this write's variables: the same physics and deck wrote them.
-      for (Frame& f : earlier_) {
-        if (f.entry.empty() || !same_names(f.vars, vars)) {
-          f.vars = vars;
-          f.entry = xdmf::series_entry(mesh, xdmf_frame(f));
-        }
-      }
-      frame.entry = xdmf::series_entry(mesh, xdmf_frame(frame));
-      // The frame's file first: the series never lists a frame whose own file is missing. Not synced: the
-      // .h5 they point to is not either (see the file comment).
-      std::vector<std::pair<std::string, std::string>> files{
-          {(fs::path(dir_) / (base + ".xmf")).string(), xdmf::frame_document(mesh, xdmf_frame(frame))}};
-      if (series_pacing_.add(frame.entry.size())) files.emplace_back(series_path(), series_text(&frame, at));
-      write_files_atomically(files, Durability::renamed);
-      if (files.size() == 2) series_pacing_.written(files[1].second.size());
+      sidecars.commit();  // the frame's file first: the series never lists a frame whose own file is missing
+      if (series_bytes > 0) pacing.written(series_bytes);
+      series_pacing_ = pacing;
     } catch (const std::exception& e) {
       ok = false;
       msg = e.what();
