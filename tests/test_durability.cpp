@@ -121,6 +121,23 @@ std::string shared_dir(const test::TempDir& mine) {
   return path;
 }
 
+/// A grid snapshot writer of one variable ("snap", into dir, which every rank names) and the state it writes.
+struct SnapshotSetup {
+  stratus::CartDecomp decomp{MPI_COMM_WORLD, stratus::Int3{8, 6, 4}, stratus::Int3{0, 0, 0}, {true, true, true}};
+  stratus::LocalGrid grid = stratus::make_local_grid(decomp, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 2);
+  stratus::Field4D state = grid.allocate("state", 1);
+  std::vector<stratus::GridVariable> vars = {{"q", "1", 0}};
+  stratus::GridSnapshotWriter writer;
+  explicit SnapshotSetup(const std::string& dir) : writer(decomp, grid, dir, "snap", provenance()) {
+    Kokkos::deep_copy(state, 2.5);
+  }
+  static stratus::Provenance provenance() {
+    stratus::Provenance p;
+    p.physics = "advection";
+    return p;
+  }
+};
+
 TEST_CASE("the fsync counter sees the calls it is meant to count", "[io][durability]") {
   test::TempDir tmp("stratus_durability");
   const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
@@ -199,23 +216,16 @@ TEST_CASE("staged files appear only on commit, in order, and leave no temporarie
 TEST_CASE("a snapshot whose XDMF sidecar cannot be written does not appear either", "[io][durability]") {
   test::TempDir tmp("stratus_durability");
   const std::string dir = shared_dir(tmp) + "/snapshots";
-  stratus::CartDecomp decomp(MPI_COMM_WORLD, stratus::Int3{8, 6, 4}, stratus::Int3{0, 0, 0}, {true, true, true});
-  const stratus::LocalGrid grid = stratus::make_local_grid(decomp, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 2);
-  const stratus::Field4D state = grid.allocate("state", 1);
-  Kokkos::deep_copy(state, 2.5);
-  stratus::Provenance prov;
-  prov.physics = "advection";
-  stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", prov);
-  writer.set_background(false);
-  const std::vector<stratus::GridVariable> vars = {{"q", "1", 0}};
-  writer.write(state, vars, 1, 0.0);
+  SnapshotSetup s(dir);
+  s.writer.set_background(false);
+  s.writer.write(s.state, s.vars, 1, 0.0);
   // Rank 0 writes the sidecars: a directory where its temporary for step 2's would go.
   long pid = static_cast<long>(::getpid());
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const fs::path blocker = fs::path(dir) / ("snap_000002.xmf.tmp." + std::to_string(pid));
   if (world_rank() == 0) fs::create_directory(blocker);
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_THROWS_AS(writer.write(state, vars, 2, 0.1), stratus::Error);  // on every rank
+  CHECK_THROWS_AS(s.writer.write(s.state, s.vars, 2, 0.1), stratus::Error);  // on every rank
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) {
     CHECK_FALSE(fs::exists(fs::path(dir) / "snap_000002.h5"));
@@ -225,8 +235,8 @@ TEST_CASE("a snapshot whose XDMF sidecar cannot be written does not appear eithe
   }
   MPI_Barrier(MPI_COMM_WORLD);
   // The writer goes on: the next snapshot and the series list 1 and 3 only.
-  writer.write(state, vars, 3, 0.2);
-  writer.flush_series();
+  s.writer.write(s.state, s.vars, 3, 0.2);
+  s.writer.flush_series();
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) {
     const std::string series = read_text(fs::path(dir) / "snap.xmf");
@@ -242,20 +252,13 @@ TEST_CASE("a snapshot whose XDMF sidecar cannot be written does not appear eithe
 TEST_CASE("grid snapshots and their XDMF files are renamed into place without fsync", "[io][durability]") {
   test::TempDir tmp("stratus_durability");
   const std::string dir = shared_dir(tmp) + "/snapshots";
-  stratus::CartDecomp decomp(MPI_COMM_WORLD, stratus::Int3{8, 6, 4}, stratus::Int3{0, 0, 0}, {true, true, true});
-  const stratus::LocalGrid grid = stratus::make_local_grid(decomp, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 2);
-  const stratus::Field4D state = grid.allocate("state", 1);
-  Kokkos::deep_copy(state, 2.5);
-  stratus::Provenance prov;
-  prov.physics = "advection";
-  stratus::GridSnapshotWriter writer(decomp, grid, dir, "snap", prov);
-  const std::vector<stratus::GridVariable> vars = {{"q", "1", 0}};
+  SnapshotSetup s(dir);
   for (int compression : {0, 1}) {
-    writer.set_compression(compression);
+    s.writer.set_compression(compression);
     const long calls = fsyncs_of([&] {
-      writer.write(state, vars, 2 * compression, 0.0);
-      writer.write(state, vars, 2 * compression + 1, 0.1);
-      writer.finish();  // the background thread's fsyncs count too
+      s.writer.write(s.state, s.vars, 2 * compression, 0.0);
+      s.writer.write(s.state, s.vars, 2 * compression + 1, 0.1);
+      s.writer.finish();  // the background thread's fsyncs count too
     });
     CHECK(calls == 0);
   }
