@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -218,32 +219,45 @@ TEST_CASE("a snapshot whose XDMF sidecar cannot be written does not appear eithe
   const std::string dir = shared_dir(tmp) + "/snapshots";
   SnapshotSetup s(dir);
   s.writer.set_background(false);
-  s.writer.write(s.state, s.vars, 1, 0.0);
-  // Rank 0 writes the sidecars: a directory where its temporary for step 2's would go.
+  // Rank 0 writes the sidecars: a directory where its temporary for a step's frame file would go.
   long pid = static_cast<long>(::getpid());
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const fs::path blocker = fs::path(dir) / ("snap_000002.xmf.tmp." + std::to_string(pid));
-  if (world_rank() == 0) fs::create_directory(blocker);
-  MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_THROWS_AS(s.writer.write(s.state, s.vars, 2, 0.1), stratus::Error);  // on every rank
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (world_rank() == 0) {
-    CHECK_FALSE(fs::exists(fs::path(dir) / "snap_000002.h5"));
-    CHECK_FALSE(fs::exists(fs::path(dir) / "snap_000002.xmf"));
-    fs::remove(blocker);
-    CHECK(leftovers(dir).empty());
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  // The writer goes on: the next snapshot and the series list 1 and 3 only.
-  s.writer.write(s.state, s.vars, 3, 0.2);
+  const auto name = [](long step, const char* ext) {
+    char tag[16];
+    std::snprintf(tag, sizeof tag, "%06ld", step);
+    return std::string("snap_") + tag + ext;
+  };
+  const auto refused = [&](long step) {
+    const fs::path blocker = fs::path(dir) / (name(step, ".xmf.tmp.") + std::to_string(pid));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) fs::create_directories(blocker);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_THROWS_AS(s.writer.write(s.state, s.vars, step, 0.1 * step), stratus::Error);  // on every rank
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+      CHECK_FALSE(fs::exists(fs::path(dir) / name(step, ".h5")));
+      CHECK_FALSE(fs::exists(fs::path(dir) / name(step, ".xmf")));
+      fs::remove(blocker);
+      CHECK(leftovers(dir).empty());
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+  refused(1);  // the first snapshot, written in full
+  s.writer.write(s.state, s.vars, 2, 0.2);
+  refused(3);  // written from the image of the one before
+  s.writer.set_compression(1);
+  refused(4);  // compressed, written collectively
+  s.writer.set_compression(0);
+  s.writer.write(s.state, s.vars, 5, 0.5);  // the writer goes on
   s.writer.flush_series();
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) {
     const std::string series = read_text(fs::path(dir) / "snap.xmf");
-    CHECK(series.find("snap_000001.h5") != std::string::npos);
-    CHECK(series.find("snap_000002.h5") == std::string::npos);
-    CHECK(series.find("snap_000003.h5") != std::string::npos);
-    CHECK(fs::is_regular_file(fs::path(dir) / "snap_000003.xmf"));
+    for (long step : {2L, 5L}) {
+      CHECK(series.find(name(step, ".h5")) != std::string::npos);
+      CHECK(fs::is_regular_file(fs::path(dir) / name(step, ".xmf")));
+    }
+    for (long step : {1L, 3L, 4L}) CHECK(series.find(name(step, ".h5")) == std::string::npos);
     CHECK(leftovers(dir).empty());
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -60,33 +60,36 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
 StagedFiles::StagedFiles(const std::vector<std::pair<std::string, std::string>>& files, Durability durability)
     : sync_(durability == Durability::synced) {
   std::vector<int> fds;
-  fds.reserve(files.size());
-  const auto fail = [&](const std::string& what) {
+  try {
+    fds.reserve(files.size());
+    files_.reserve(files.size());
+    for (const auto& [path, text] : files) {
+      const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+      const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) throw Error("cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno));
+      fds.push_back(fd);
+      files_.push_back(Pending{path, tmp});
+      const int err = write_all(fd, text);
+      if (err != 0) throw Error("cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err));
+#ifdef SYNC_FILE_RANGE_WRITE
+      // Starts this file's write-back now, so that the first fsync below can commit the others' data too.
+      if (sync_) (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    }
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      int err = 0;
+      if (sync_ && ::fsync(fds[i]) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
+      if (::close(fds[i]) != 0 && err == 0) err = errno;
+      fds[i] = -1;
+      if (err != 0)
+        throw Error("cannot write '" + files_[i].path + "' (through '" + files_[i].tmp + "'): " + std::strerror(err));
+    }
+  } catch (...) {
+    // (The destructor does not run for an object whose constructor throws.)
     for (int fd : fds)
       if (fd >= 0) ::close(fd);
     discard();
-    throw Error(what);
-  };
-  for (const auto& [path, text] : files) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail("cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno));
-    fds.push_back(fd);
-    files_.push_back(Pending{path, tmp});
-    const int err = write_all(fd, text);
-    if (err != 0) fail("cannot write '" + path + "' (through '" + tmp + "'): " + std::strerror(err));
-#ifdef SYNC_FILE_RANGE_WRITE
-    // Starts this file's write-back now, so that the first fsync below can commit the others' data too.
-    if (sync_) (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
-  }
-  for (std::size_t i = 0; i < fds.size(); ++i) {
-    int err = 0;
-    if (sync_ && ::fsync(fds[i]) != 0 && errno != EINVAL && errno != EROFS) err = errno;  // EINVAL: no sync
-    if (::close(fds[i]) != 0 && err == 0) err = errno;
-    fds[i] = -1;
-    if (err != 0)
-      fail("cannot write '" + files_[i].path + "' (through '" + files_[i].tmp + "'): " + std::strerror(err));
+    throw;
   }
 }
 

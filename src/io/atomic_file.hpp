@@ -38,7 +38,8 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
 /// (the XDMF sidecars of a snapshot, after its HDF5 file is in place) but can be written while it runs:
 /// the constructor writes (and syncs) every temporary, or throws as write_files_atomically does with none
 /// left; commit() renames them in the order given and syncs their directories. Temporaries not renamed
-/// are removed when the object goes away (a commit that failed, or none).
+/// are removed when the object goes away (a commit that failed, or none). After a commit, failed or not,
+/// the object holds nothing (a second commit renames nothing).
 class StagedFiles {
  public:
   StagedFiles() = default;

@@ -93,8 +93,9 @@ class PieceWriter {
 void write_planes(const std::string& path, const std::vector<haddr_t>& offsets, const GridCells& cells) {
   const WriteBox &b = cells.box, &o = cells.own;
   if (b.cells() == 0) return;
-  // (Created where rank 0 has not yet: its image may be written after the planes, at other offsets.)
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  // Not created here: rank 0 has, so that a rank which cannot see it (an output directory not shared
+  // between nodes) fails instead of writing a file of its own.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
   const long long nx = b.count[0], ny = b.count[1];
   try {
@@ -211,8 +212,8 @@ double data_end(const std::vector<haddr_t>& offsets, const LocalGrid& g) {
 /// no collective HDF5 call), its coordinates and datasets, and sends their offsets; the other ranks write
 /// their planes there while rank 0 writes the fields' attributes (about 0.9 ms of the 1.5 ms of metadata
 /// of a 2D Euler snapshot) and runs `meanwhile`, then its own planes; rank 0 closes the file. Where rank 0's image
-/// fits, it sends the image's offsets at once and writes the image's bytes (about 0.25 ms) while the others
-/// write their planes.
+/// fits, it creates the file, sends the image's offsets at once and writes the image's bytes (about 0.25 ms)
+/// while the others write their planes.
 void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp& decomp, const LocalGrid& g,
                        const Provenance& prov, const GridCells& cells, const std::vector<GridVariable>& vars, long step,
                        double time, SnapshotImage* image, const std::function<void()>& meanwhile) {
@@ -230,6 +231,15 @@ void write_planes_file(MPI_Comm comm, const std::string& path, const CartDecomp&
   CfCoordinates coords;
   Datasets d;
   std::string failed;
+  if (root && reuse) {
+    // The file is there before the others open it (the space check creates it, unless switched off);
+    // the image's bytes go in while they write.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      failed = "cannot create '" + path + "': " + std::strerror(errno);
+    else
+      ::close(fd);
+  }
   if (root && !reuse) {
     try {
       file = h5::create_output(path, "HDF5");

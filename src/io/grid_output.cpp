@@ -335,6 +335,8 @@ void GridSnapshotWriter::store(const std::vector<StridedCells>& own, const std::
       sidecars = StagedFiles(files, Durability::renamed);
     } catch (const std::exception& e) {
       sidecar_error = e.what();
+    } catch (...) {
+      sidecar_error = "cannot write the XDMF files";
     }
   };
   try {
